@@ -1,0 +1,73 @@
+#include "cli.h"
+
+#include <array>
+#include <string_view>
+
+#include "commands.h"
+
+namespace dpx::cli {
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const QStringList&, Io&);
+};
+
+constexpr std::array<Command, 9> kCommands{{
+    {"epsilon", "ε at δ from one accountant or all (SPEC §2)", commandEpsilon},
+    {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
+    {"delta", "δ at a given ε", commandDelta},
+    {"curve", "ε as a function of K, epochs, σ, n, m or η", commandCurve},
+    {"tradeoff", "trade-off curve (type II vs type I error): G_μ or an accountant's", commandTradeoff},
+    {"calibrate", "σ with ε(σ) ≤ a target ε (conservative)", commandCalibrate},
+    {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
+    {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
+    {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
+}};
+
+void printUsage(std::ostream& out) {
+  out << "Usage: dpx <command> [options]\n\n"
+         "DP Explorer's command line: privacy accountants, step-size bounds, a private trainer and\n"
+         "a membership-inference audit. JSON (--json) is the machine interface.\n\n"
+         "Commands:\n";
+  for (const Command& c : kCommands) {
+    out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
+  }
+  out << "\nRun 'dpx <command> --help' for a command's options. Knob flags shared by all commands:\n"
+         "  --n --m --sigma --eta --K --epochs --alpha --delta --L --lambda --beta --w --M --D\n"
+         "  --schedule constant|decreasing --sampling poisson|uniform|cyclic|shuffle --averaged\n"
+         "Exit status: 0 ok, 1 computation not possible (message says why), 2 invalid input.\n";
+}
+
+}  // namespace
+
+int run(const QStringList& arguments, std::ostream& out, std::ostream& err) {
+  if (arguments.size() < 2) {
+    printUsage(err);
+    return kExitUsage;
+  }
+  const QString first = arguments.at(1);
+  if (first == QStringLiteral("--help") || first == QStringLiteral("-h") || first == QStringLiteral("help")) {
+    printUsage(out);
+    return kExitOk;
+  }
+  if (first == QStringLiteral("--version") || first == QStringLiteral("-v")) {
+    out << "dpx " << DPX_VERSION << "\n";
+    return kExitOk;
+  }
+  const std::string name = first.toStdString();
+  for (const Command& c : kCommands) {
+    if (c.name != name) continue;
+    Io io{out, err, name};
+    QStringList args = arguments.mid(1);
+    args[0] = QStringLiteral("dpx");
+    return c.run(args, io);
+  }
+  err << "dpx: unknown command '" << name << "' (commands: ";
+  for (std::size_t i = 0; i < kCommands.size(); ++i) err << (i ? ", " : "") << kCommands[i].name;
+  err << "; see dpx --help)\n";
+  return kExitUsage;
+}
+
+}  // namespace dpx::cli

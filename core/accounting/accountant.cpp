@@ -1,0 +1,75 @@
+#include "accounting/accountant.h"
+
+#include <cmath>
+
+#include "common/format.h"
+
+namespace dpx::core::accounting {
+
+std::string_view boundKindName(BoundKind kind) {
+  switch (kind) {
+    case BoundKind::kUpper: return "upper";
+    case BoundKind::kEstimate: return "estimate";
+    case BoundKind::kLower: return "lower";
+  }
+  return "upper";
+}
+
+std::string_view conversionName(Conversion conversion) {
+  return conversion == Conversion::kImproved ? "improved" : "classic";
+}
+
+std::string_view releaseName(Release release) {
+  return release == Release::kAllIterates ? "all iterates" : "last iterate";
+}
+
+std::optional<Conversion> parseConversion(std::string_view text) {
+  if (text == "improved") return Conversion::kImproved;
+  if (text == "classic") return Conversion::kClassic;
+  return std::nullopt;
+}
+
+Result<double> Accountant::rdp(const Params&, double, std::string_view) const {
+  return Status::notApplicable(std::string(id()) + " is not an RDP analysis: rdp(α) is not defined");
+}
+
+std::vector<Violation> Accountant::commonViolations(const Params& params) const {
+  std::vector<Violation> out;
+  if (Status s = params.validate(); !s.isOk()) {
+    out.push_back({"parameters", s.message()});
+    return out;
+  }
+  const Assumptions& a = assumptions();
+  if (params.sampling && *params.sampling != a.sampling) {
+    out.push_back({"sampling", "the analysis assumes " + std::string(samplingName(a.sampling)) +
+                                   " sampling; the run uses " + std::string(samplingName(*params.sampling))});
+  }
+  if (params.neighbouring && *params.neighbouring != a.neighbouring) {
+    out.push_back({"neighbouring relation", "the analysis is for " + std::string(neighbouringName(a.neighbouring)) +
+                                                " neighbours; the run asks for " +
+                                                std::string(neighbouringName(*params.neighbouring))});
+  }
+  return out;
+}
+
+Status Accountant::checkVariant(std::string_view variant) const {
+  for (const Variant& v : variants()) {
+    if (v.id == variant) return Status::ok();
+  }
+  std::string known;
+  for (const Variant& v : variants()) {
+    if (!v.id.empty()) known += (known.empty() ? "" : ", ") + v.id;
+  }
+  return Status::invalidArgument("accountant " + std::string(id()) + " has no variant '" + std::string(variant) +
+                                 "'" + (known.empty() ? "" : " (variants: " + known + ")"));
+}
+
+Result<double> finiteOrStatus(double value, std::string_view what) {
+  if (std::isnan(value)) return Status::numericalIssue(std::string(what) + " is not a number");
+  if (!std::isfinite(value) || std::fabs(value) > 1e300) {
+    return Status::numericalIssue(std::string(what) + " exceeds 1e300");
+  }
+  return value;
+}
+
+}  // namespace dpx::core::accounting

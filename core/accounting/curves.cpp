@@ -1,0 +1,113 @@
+#include "accounting/curves.h"
+
+#include <cmath>
+
+#include "common/format.h"
+
+namespace dpx::core::accounting {
+
+std::optional<CurveVariable> parseCurveVariable(std::string_view text) {
+  if (text == "K") return CurveVariable::kSteps;
+  if (text == "epochs") return CurveVariable::kEpochs;
+  if (text == "sigma") return CurveVariable::kSigma;
+  if (text == "n") return CurveVariable::kN;
+  if (text == "m") return CurveVariable::kM;
+  if (text == "eta") return CurveVariable::kEta;
+  return std::nullopt;
+}
+
+std::string_view curveVariableName(CurveVariable variable) {
+  switch (variable) {
+    case CurveVariable::kSteps: return "K";
+    case CurveVariable::kEpochs: return "epochs";
+    case CurveVariable::kSigma: return "sigma";
+    case CurveVariable::kN: return "n";
+    case CurveVariable::kM: return "m";
+    case CurveVariable::kEta: return "eta";
+  }
+  return "K";
+}
+
+namespace {
+
+std::optional<Knob> knobOf(CurveVariable variable) {
+  switch (variable) {
+    case CurveVariable::kSteps: return Knob::kK;
+    case CurveVariable::kSigma: return Knob::kSigma;
+    case CurveVariable::kN: return Knob::kN;
+    case CurveVariable::kM: return Knob::kM;
+    case CurveVariable::kEta: return Knob::kEta;
+    case CurveVariable::kEpochs: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<double>> curveAxis(const CurveSpec& spec) {
+  if (spec.points < 2 || spec.points > kMaxCurvePoints) {
+    return Status::invalidArgument("points = " + std::to_string(spec.points) + " is out of range: must be in [2, " +
+                                   std::to_string(kMaxCurvePoints) + "]");
+  }
+  if (!std::isfinite(spec.from) || !std::isfinite(spec.to) || !(spec.from < spec.to)) {
+    return Status::invalidArgument("--from " + formatNumber(spec.from) + " --to " + formatNumber(spec.to) +
+                                   ": the range must be finite with from < to");
+  }
+  if (std::optional<Knob> knob = knobOf(spec.variable)) {
+    for (double end : {spec.from, spec.to}) {
+      if (Status s = validateKnob(*knob, std::round(end) == end || !knobInfo(*knob).integer ? end : std::round(end));
+          !s.isOk()) {
+        return Status::invalidArgument("curve range: " + s.message());
+      }
+    }
+  } else if (!(spec.from > 0.0)) {
+    return Status::invalidArgument("--from " + formatNumber(spec.from) + ": epochs must be > 0");
+  }
+  if (spec.logSpacing && !(spec.from > 0.0)) return Status::invalidArgument("log spacing needs from > 0");
+  const bool integer = spec.variable == CurveVariable::kSteps || spec.variable == CurveVariable::kN ||
+                       spec.variable == CurveVariable::kM;
+  std::vector<double> xs;
+  xs.reserve(static_cast<std::size_t>(spec.points));
+  for (int i = 0; i < spec.points; ++i) {
+    const double t = static_cast<double>(i) / (spec.points - 1);
+    double x = spec.logSpacing ? std::exp(std::log(spec.from) + t * (std::log(spec.to) - std::log(spec.from)))
+                               : spec.from + t * (spec.to - spec.from);
+    if (i == 0) x = spec.from;
+    if (i == spec.points - 1) x = spec.to;
+    if (integer) x = std::round(x);
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+Result<Params> paramsAt(const Params& base, CurveVariable variable, double x) {
+  Params p = base;
+  if (variable == CurveVariable::kEpochs) {
+    Result<std::int64_t> steps = stepsForEpochs(x, p.n, p.m);
+    if (!steps) return steps.status();
+    p.K = *steps;
+    return p;
+  }
+  setKnobValue(p, *knobOf(variable), x);
+  return p;
+}
+
+AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, CurveVariable variable,
+                             std::span<const double> xs, const EpsilonOptions& options) {
+  AccountantCurve curve;
+  curve.accountant = std::string(accountant.id());
+  curve.epsilon.reserve(xs.size());
+  for (double x : xs) {
+    Result<Params> p = paramsAt(base, variable, x);
+    Result<EpsilonResult> e = p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status());
+    if (e) {
+      curve.epsilon.push_back(e->epsilon);
+    } else {
+      curve.epsilon.push_back(std::nullopt);
+      if (curve.firstError.isOk()) curve.firstError = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(x));
+    }
+  }
+  return curve;
+}
+
+}  // namespace dpx::core::accounting

@@ -1,0 +1,46 @@
+// `gdp` — the Gaussian-DP central limit theorem for NoisySGD (seed 003: Bu, Dong, Long, Su,
+// "Deep Learning with Gaussian Differential Privacy", Thm 2 / eq. (4.1); Dong, Roth, Su 2019).
+//   μ = q·√(K·(e^{1/σ²} − 1))
+//   δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)       (μ-GDP ⇔ (ε, δ(ε))-DP for all ε)
+//   trade-off G_μ(x) = Φ(Φ⁻¹(1−x) − μ)
+// An asymptotic *estimate* (q → 0, K → ∞ with q√K fixed), not a bound: it can fall below the
+// tight ε (seed 003 Table 1 rows 1–5 vs the exact PLD values). Poisson sampling, add/remove.
+#pragma once
+
+#include "accounting/accountant.h"
+
+namespace dpx::core::accounting {
+
+// μ of the CLT for K steps at rate q and noise multiplier σ.
+Result<double> gdpMu(double q, double sigma, double steps);
+// δ(ε) of μ-GDP, computed in log space (δ down to 1e−300 keeps its digits).
+double gdpDelta(double mu, double epsilon);
+// ε(δ) of μ-GDP by bracketed root finding on log δ(ε); 0 when δ(0) ≤ δ.
+Result<double> gdpEpsilon(double mu, double delta);
+
+class GdpAccountant final : public Accountant {
+ public:
+  GdpAccountant();
+  std::string_view id() const override { return "gdp"; }
+  std::string_view name() const override { return "Gaussian DP central limit theorem"; }
+  std::string_view citation() const override;
+  const Assumptions& assumptions() const override { return m_assumptions; }
+  BoundKind boundKind() const override { return BoundKind::kEstimate; }
+  bool hasRdp() const override { return false; }
+  std::vector<Violation> check(const Params& params) const override;
+  Result<std::vector<NativeValue>> native(const Params& params) const override;
+  Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
+  Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
+  Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
+                                 const EpsilonOptions& options = {}) const override;
+
+  // The CLT's regime, used by check(): many steps of a small sampling rate.
+  static constexpr double kMaxSamplingRate = 0.1;
+  static constexpr std::int64_t kMinSteps = 100;
+
+ private:
+  Result<double> mu(const Params& params) const;
+  Assumptions m_assumptions;
+};
+
+}  // namespace dpx::core::accounting

@@ -1,0 +1,135 @@
+#include "accounting/rdp_conversion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "common/format.h"
+
+namespace dpx::core::accounting {
+namespace {
+
+std::vector<double> buildDefaultOrders() {
+  std::vector<double> orders;
+  for (int i = 101; i <= 199; ++i) orders.push_back(i / 100.0);  // includes 1.25, 1.5, 1.75
+  for (int i = 4; i <= 128; ++i) orders.push_back(i / 2.0);      // 2 … 64 step 0.5
+  for (int a = 65; a <= 256; ++a) orders.push_back(a);
+  orders.push_back(512);
+  orders.push_back(1024);
+  return orders;
+}
+
+std::vector<double> buildLegacyOrders() {
+  std::vector<double> orders;
+  for (int x = 1; x <= 99; ++x) orders.push_back(1.0 + x / 10.0);
+  for (int a = 12; a <= 63; ++a) orders.push_back(a);
+  return orders;
+}
+
+}  // namespace
+
+std::span<const double> defaultOrders() {
+  static const std::vector<double> orders = buildDefaultOrders();
+  return orders;
+}
+
+std::span<const double> legacyOrders() {
+  static const std::vector<double> orders = buildLegacyOrders();
+  return orders;
+}
+
+Result<std::vector<double>> normalizeOrders(std::vector<double> orders) {
+  if (orders.empty()) return Status::invalidArgument("alphas: the list of Rényi orders is empty");
+  const KnobInfo& info = knobInfo(Knob::kAlpha);
+  for (double a : orders) {
+    if (!std::isfinite(a) || a < info.min || a > info.max) {
+      return Status::invalidArgument("alphas: order " + formatNumber(a) +
+                                     " is out of range: Rényi orders must be in " + knobRangeText(info));
+    }
+  }
+  std::sort(orders.begin(), orders.end());
+  orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
+  return orders;
+}
+
+Result<std::vector<double>> ordersFor(const EpsilonOptions& options) {
+  if (options.fixedAlpha) return normalizeOrders({*options.fixedAlpha});
+  if (!options.orders.empty()) return normalizeOrders(options.orders);
+  return std::vector<double>(defaultOrders().begin(), defaultOrders().end());
+}
+
+double conversionOffset(double alpha, double delta, Conversion conversion) {
+  const double logDelta = std::log(delta);
+  if (conversion == Conversion::kClassic) return -logDelta / (alpha - 1.0);
+  return std::log1p(-1.0 / alpha) - (logDelta + std::log(alpha)) / (alpha - 1.0);
+}
+
+double logDeltaFromRdp(double rdpValue, double alpha, double epsilon, Conversion conversion) {
+  if (conversion == Conversion::kClassic) return (alpha - 1.0) * (rdpValue - epsilon);
+  return -(alpha - 1.0) * (epsilon - rdpValue - std::log1p(-1.0 / alpha)) - std::log(alpha);
+}
+
+Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
+                                        const std::function<Result<double>(std::size_t)>& rdpAt, double delta,
+                                        Conversion conversion, bool monotone) {
+  const std::size_t count = orders.size();
+  if (count == 0) return Status::invalidArgument("no Rényi orders to optimise over");
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> rdpValue(count, std::numeric_limits<double>::quiet_NaN());
+  double best = kInf;
+  std::size_t bestIndex = count;
+  Status firstError;
+
+  auto evaluate = [&](std::size_t i) {
+    Result<double> r = rdpAt(i);
+    if (!r) {
+      if (firstError.isOk()) firstError = r.status();
+      rdpValue[i] = kInf;  // unusable order (its RDP overflows); others may still be fine
+      return;
+    }
+    rdpValue[i] = *r;
+    const double value = *r + conversionOffset(orders[i], delta, conversion);
+    if (value < best) {
+      best = value;
+      bestIndex = i;
+    }
+  };
+
+  if (!monotone) {
+    for (std::size_t i = 0; i < count; ++i) evaluate(i);
+  } else {
+    // A coarse pass finds a good incumbent; then every order is either evaluated or pruned by
+    // the bound ε_α ≥ ε_{α′} for the nearest evaluated α′ < α.
+    const std::size_t stride = std::max<std::size_t>(1, count / 24);
+    for (std::size_t i = 0; i < count; i += stride) evaluate(i);
+    evaluate(count - 1);
+    double lowerRdp = 0.0;  // RDP is ≥ 0 at every order
+    for (std::size_t i = 0; i < count; ++i) {
+      if (std::isnan(rdpValue[i])) {
+        if (lowerRdp + conversionOffset(orders[i], delta, conversion) < best) evaluate(i);
+      }
+      if (!std::isnan(rdpValue[i]) && rdpValue[i] != kInf) lowerRdp = std::max(lowerRdp, rdpValue[i]);
+    }
+  }
+  if (bestIndex == count) {
+    if (!firstError.isOk()) return firstError;
+    return Status::numericalIssue("ε is not finite at any Rényi order");
+  }
+  return OrderOptimum{std::max(0.0, best), orders[bestIndex]};
+}
+
+Result<double> deltaOverOrders(std::span<const double> orders, std::span<const double> rdpValues, double epsilon,
+                               Conversion conversion) {
+  if (orders.size() != rdpValues.size() || orders.empty()) {
+    return Status::invalidArgument("orders and RDP values differ in length");
+  }
+  double best = 0.0;  // log δ ≤ 0
+  for (std::size_t i = 0; i < orders.size(); ++i) {
+    if (!std::isfinite(rdpValues[i])) continue;
+    best = std::min(best, logDeltaFromRdp(rdpValues[i], orders[i], epsilon, conversion));
+  }
+  return std::exp(best);
+}
+
+}  // namespace dpx::core::accounting

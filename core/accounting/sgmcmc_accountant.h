@@ -1,0 +1,43 @@
+// `sgmcmc` — privacy of SGLD posterior sampling and its step-size bounds (seed 004: Li, Chen,
+// Liu & Carin, "On Connecting Stochastic Gradient MCMC and Differential Privacy", Alg. 1,
+// Thm 3, Thm 4; Wang, Fienberg & Smola 2015). SPEC §2.7.
+// Alg. 1: θ ← θ − η_t(∇log p/N + (1/τ)Σ_{i∈B} clip_L(g_i)) + N(0, η_t/N), Poisson batches at rate
+// q = τ/N (τ = m, N = n), all iterates released, add/remove neighbours. The clipped sum's
+// sensitivity η_tL/τ against noise std √(η_t/N) makes each step a subsampled Gaussian with noise
+// multiplier σ_t = τ/(L√(η_t N)); the run composes T = K of them (the `rdp` accountant).
+// Schedules: constant η, or η_t = η·t^{−1/3} (t = 1…T) — the schedule knob's "decreasing" reads
+// as the t^{−1/3} sequence of Thm 3 here. The decreasing run is a heterogeneous composition:
+// steps are grouped on a lattice of σ values 0.4 % apart and each group is charged the RDP of
+// its lattice point below, so the total is an upper bound within about 1 % of the exact sum.
+#pragma once
+
+#include <cstdint>
+
+#include "accounting/rdp_based_accountant.h"
+
+namespace dpx::core::accounting {
+
+// σ_t = τ/(L√(η_t N)) for step size η_t.
+double sgmcmcNoiseMultiplier(const Params& params, double eta);
+// Total RDP at α of T steps at rate q: constant noise σ₁, or σ_t = σ₁ t^{1/6} when decreasing.
+Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool decreasing, double alpha);
+
+class SgmcmcAccountant final : public RdpBasedAccountant {
+ public:
+  SgmcmcAccountant();
+  std::string_view id() const override { return "sgmcmc"; }
+  std::string_view name() const override { return "SG-MCMC posterior sampling (SGLD)"; }
+  std::string_view citation() const override;
+  const Assumptions& assumptions() const override { return m_assumptions; }
+  BoundKind boundKind() const override { return BoundKind::kUpper; }
+  std::vector<Violation> check(const Params& params) const override;
+  Result<std::vector<NativeValue>> native(const Params& params) const override;
+
+ protected:
+  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
+
+ private:
+  Assumptions m_assumptions;
+};
+
+}  // namespace dpx::core::accounting

@@ -1,0 +1,92 @@
+// The run being explored (SPEC §1): one noisy mini-batch gradient descent on n records,
+//   θ_{k+1} = Π_C(θ_k − η_k·[(1/m)Σ_{i∈B_k} clip_L(∇ℓ(θ_k; x_i)) + (σL/m)·ξ_k]),  k = 0…K−1.
+// Params holds every knob; knobInfo() is the single table of names, ranges and lessons that the
+// CLI flags, the GUI sliders and validate() all read, so a range is written down once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace dpx::core {
+
+enum class Schedule { kConstant, kDecreasing };
+enum class Sampling { kPoisson, kUniform, kCyclic, kShuffle };
+enum class Neighbouring { kAddRemove, kReplaceOne };
+
+std::string_view scheduleName(Schedule schedule);        // "constant" | "decreasing"
+std::string_view samplingName(Sampling sampling);        // "poisson" | "uniform" | "cyclic" | "shuffle"
+std::string_view neighbouringName(Neighbouring relation);  // "add-remove" | "replace-one"
+std::optional<Schedule> parseSchedule(std::string_view text);
+std::optional<Sampling> parseSampling(std::string_view text);
+std::optional<Neighbouring> parseNeighbouring(std::string_view text);
+
+struct Params {
+  std::int64_t n = 60000;  // records
+  std::int64_t m = 256;    // batch size (expected size under Poisson sampling)
+  double sigma = 1.1;      // noise multiplier: noise std / L2 sensitivity of the clipped sum
+  double eta = 0.1;        // step size (η₀ of a schedule)
+  std::int64_t K = 14063;  // steps
+  double alpha = 8.0;      // Rényi order shown in RDP views
+  double delta = 1e-5;     // target δ
+  double L = 1.0;          // clip norm = Lipschitz bound of the per-example loss
+  double lambda = 0.01;    // strong convexity (L2 regularisation (λ/2)‖θ‖²)
+  double beta = 1.0;       // smoothness of the loss
+  double w = 0.0;          // weak convexity (seed 001, A2)
+  double M = 1.0;          // upper curvature (seed 001, A2)
+  double D = 10.0;         // domain diameter (seed 001, Thm 4.4)
+  Schedule schedule = Schedule::kConstant;
+  // Unset: every accountant analyses the scheme its theorem assumes. Set: the run uses this
+  // scheme, and accountants that assume another report a violation.
+  std::optional<Sampling> sampling;
+  std::optional<Neighbouring> neighbouring;
+  bool averaged = false;  // outpert: release the average of the last epoch (seed 002, Prop. 3)
+
+  double q() const { return static_cast<double>(m) / static_cast<double>(n); }
+  double epochs() const { return static_cast<double>(K) * static_cast<double>(m) / static_cast<double>(n); }
+
+  // Every knob inside its SPEC §1 range and m ≤ n. The message names the parameter, its value
+  // and the accepted range.
+  Status validate() const;
+};
+
+// K = ⌈epochs·n/m⌉ (SPEC §5), robust to the rounding of epochs·n/m (15·60000/256 → 3516).
+Result<std::int64_t> stepsForEpochs(double epochs, std::int64_t n, std::int64_t m);
+
+enum class Knob { kN, kM, kSigma, kEta, kK, kAlpha, kDelta, kL, kLambda, kBeta, kW, kCurvatureM, kD };
+
+struct KnobInfo {
+  Knob knob;
+  const char* key;     // CLI flag without "--", JSON key and preset key: "n", "sigma", "K", …
+  const char* symbol;  // UTF-8 symbol shown in the GUI: "σ", "η", …
+  const char* title;   // "noise multiplier"
+  double min;
+  double max;
+  bool minInclusive;
+  bool integer;
+  bool logScale;       // the GUI slider is logarithmic
+  int privateDirection;  // +1: larger is more private, −1: smaller is more private, 0: neither
+  const char* lesson;  // tooltip: what it is, who reads it, how it moves ε
+};
+
+std::span<const KnobInfo> knobInfos();
+const KnobInfo& knobInfo(Knob knob);
+const KnobInfo* findKnob(std::string_view key);
+
+double knobValue(const Params& params, Knob knob);
+void setKnobValue(Params& params, Knob knob, double value);
+
+// "sigma = -1 is out of range: the noise multiplier σ must be in [0.05, 100]"
+// Checks the knob's own range only; m ≤ n is checked by Params::validate().
+Status validateKnob(Knob knob, double value);
+
+// "[0.05, 100]", "(0, 1e+06]", "[1, n]" for a message.
+std::string knobRangeText(const KnobInfo& info);
+// "the noise multiplier σ must be in [0.05, 100]" — the tail of every range message.
+std::string knobRequirement(const KnobInfo& info);
+
+}  // namespace dpx::core

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages DP Explorer needs (only those missing) and builds it.
+# Sourced by scripts/run.sh and scripts/test.sh; usable alone: scripts/setup.sh [Release|Debug]
+set -euo pipefail
+
+DPX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DPX_BUILD_DIR="${DPX_BUILD_DIR:-$DPX_ROOT/build}"
+
+# Build and test dependencies. libqt6opengl6-dev is listed because Debian 12's qt6-charts-dev
+# needs its CMake config but does not depend on it.
+DPX_PACKAGES=(cmake g++ make pkg-config
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
+  libeigen3-dev libtbb-dev libboost-math-dev zlib1g-dev libfftw3-dev
+  xvfb xauth)
+
+dpx_install_packages() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get install -y --no-install-recommends "${missing[@]}"; then
+    $sudo apt-get update
+    $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+  fi
+}
+
+dpx_build() {
+  local type="${1:-Release}"
+  cmake -S "$DPX_ROOT" -B "$DPX_BUILD_DIR" -DCMAKE_BUILD_TYPE="$type"
+  cmake --build "$DPX_BUILD_DIR" --parallel "$(nproc)"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  dpx_install_packages "${DPX_PACKAGES[@]}"
+  dpx_build "${1:-Release}"
+fi

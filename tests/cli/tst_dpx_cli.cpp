@@ -1,0 +1,195 @@
+// The dpx command line contract (SPEC §5): subcommands, JSON shape, and one-line errors with
+// exit status 2 for invalid input. Most rows run in-process; a few run the real binary.
+#include <sstream>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include "cli.h"
+#include "test_util.h"
+
+namespace {
+
+struct Run {
+  int code;
+  QString out;
+  QString err;
+};
+
+Run dpxRun(const QStringList& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  QStringList all{QStringLiteral("dpx")};
+  all << args;
+  const int code = dpx::cli::run(all, out, err);
+  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
+}
+
+QStringList split(const QString& line) { return line.split(QLatin1Char(' '), Qt::SkipEmptyParts); }
+
+}  // namespace
+
+class TestDpxCli : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void helpListsEverySubcommand() {
+    const Run r = dpxRun({QStringLiteral("--help")});
+    QCOMPARE(r.code, 0);
+    for (const char* name : {"epsilon", "rdp", "delta", "curve", "tradeoff", "calibrate", "stepsize", "train", "audit"}) {
+      QVERIFY2(r.out.contains(QLatin1String(name)), name);
+    }
+  }
+
+  void versionPrints() {
+    const Run r = dpxRun({QStringLiteral("--version")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.startsWith(QStringLiteral("dpx ")));
+  }
+
+  void subcommandHelp() {
+    const Run r = dpxRun(split(QStringLiteral("epsilon --help")));
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains(QStringLiteral("--sigma")));
+    QVERIFY(r.out.contains(QStringLiteral("--accountant")));
+  }
+
+  void badInputExitsTwoWithOneLine_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("mustMention");
+    QTest::newRow("unknown flag") << "epsilon --accountant rdp --frobnicate 3" << "--frobnicate";
+    QTest::newRow("sigma negative") << "epsilon --accountant rdp --sigma -1" << "[0.05, 100]";
+    QTest::newRow("delta above range") << "epsilon --accountant rdp --delta 2" << "[1e-15, 0.1]";
+    QTest::newRow("m zero") << "epsilon --accountant rdp --m 0" << "[1, n]";
+    QTest::newRow("n not a number") << "epsilon --accountant rdp --n abc" << "--n";
+    QTest::newRow("n not a number names the range") << "epsilon --accountant rdp --n abc" << "[10, 1e+08]";
+    QTest::newRow("m above n") << "epsilon --accountant rdp --n 100 --m 200" << "[1, n]";
+    QTest::newRow("alphas below one") << "epsilon --accountant rdp --alphas 0.5" << "[1.01, 1024]";
+    QTest::newRow("unknown accountant") << "epsilon --accountant nope" << "rdp";
+    QTest::newRow("missing value") << "epsilon --accountant rdp --sigma" << "--sigma";
+    QTest::newRow("unknown command") << "frobnicate" << "frobnicate";
+    QTest::newRow("bad conversion") << "epsilon --accountant rdp --conversion fancy" << "improved";
+    QTest::newRow("K and epochs") << "epsilon --accountant rdp --K 10 --epochs 3" << "--epochs";
+    QTest::newRow("epochs too many") << "epsilon --accountant rdp --n 100000000 --m 1 --epochs 1000" << "K";
+    QTest::newRow("curve bad knob") << "curve --accountant rdp --vary zeta --from 1 --to 2 --points 3" << "--vary";
+    QTest::newRow("curve points") << "curve --accountant rdp --vary K --from 1 --to 2 --points 1" << "--points";
+    QTest::newRow("calibrate negative target") << "calibrate --accountant rdp --target-epsilon -1" << "target";
+    QTest::newRow("delta negative epsilon") << "delta --accountant rdp --epsilon -1" << "ε";
+    QTest::newRow("rdp of gdp") << "rdp --accountant gdp --alphas 2" << "gdp";
+    QTest::newRow("stray argument") << "epsilon rdp" << "rdp";
+  }
+  void badInputExitsTwoWithOneLine() {
+    QFETCH(QString, args);
+    QFETCH(QString, mustMention);
+    const Run r = dpxRun(split(args));
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(r.err.contains(mustMention), qPrintable(r.err));
+    QVERIFY(!r.err.contains(QStringLiteral("nan")));
+  }
+
+  void epsilonJsonHasTheContractedShape() {
+    const Run r = dpxRun(split(QStringLiteral("epsilon --accountant rdp --sigma 1.1 --epochs 60 --json")));
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("accountant")).toString(), QStringLiteral("rdp"));
+    QCOMPARE(o.value(QStringLiteral("conversion")).toString(), QStringLiteral("improved"));
+    QCOMPARE(o.value(QStringLiteral("bound")).toString(), QStringLiteral("upper"));
+    QVERIFY(o.value(QStringLiteral("applicable")).toBool());
+    QVERIFY(o.value(QStringLiteral("violations")).toArray().isEmpty());
+    const QJsonObject native = o.value(QStringLiteral("native")).toObject();
+    QCOMPARE(native.value(QStringLiteral("steps")).toDouble(), 14063.0);
+    DPX_COMPARE_REL(native.value(QStringLiteral("q")).toDouble(), 256.0 / 60000.0, 1e-9);
+    QVERIFY(o.value(QStringLiteral("epsilon")).toDouble() > 2.0);
+  }
+
+  void epsilonAllReturnsAnArrayWithEveryAccountant() {
+    const Run r = dpxRun(split(QStringLiteral("epsilon --accountant all --json")));
+    QCOMPARE(r.code, 0);
+    const QJsonArray array = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QVERIFY(array.size() >= 6);
+    for (const QJsonValue& v : array) {
+      const QJsonObject o = v.toObject();
+      QVERIFY(o.contains(QStringLiteral("native")));
+      QVERIFY2(o.value(QStringLiteral("epsilon")).isDouble(), qPrintable(o.value(QStringLiteral("accountant")).toString()));
+    }
+    QVERIFY(!r.out.contains(QStringLiteral("nan")));
+  }
+
+  void classicConversionReproducesTheMomentsAccountant() {
+    // seed 003 Table 1 row 2 (MA ε 3.01) with the legacy TF Privacy grid.
+    QString orders;
+    for (int x = 1; x <= 99; ++x) orders += QString::number(1.0 + x / 10.0) + QLatin1Char(',');
+    for (int a = 12; a <= 63; ++a) orders += QString::number(a) + (a < 63 ? QStringLiteral(",") : QString());
+    const Run r = dpxRun(split(QStringLiteral("epsilon --accountant rdp --sigma 1.1 --epochs 60 --conversion classic "
+                                              "--json --alphas ") + orders));
+    QCOMPARE(r.code, 0);
+    const double eps = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("epsilon")).toDouble();
+    QCOMPARE(dpx::test::roundTo(eps, 2), 3.01);
+  }
+
+  void rdpDeltaCurveTradeoffCalibrateStepsizeRun() {
+    Run r = dpxRun(split(QStringLiteral("rdp --accountant rdp --alphas 2,4,8.5 --json")));
+    QCOMPARE(r.code, 0);
+    QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("rdp")).toArray().size(), 3);
+
+    r = dpxRun(split(QStringLiteral("delta --accountant gdp --epsilon 1 --json")));
+    QCOMPARE(r.code, 0);
+    o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(o.value(QStringLiteral("delta")).toDouble() > 0.0);
+
+    r = dpxRun(split(QStringLiteral("curve --accountant all --vary K --from 100 --to 10000 --points 50 --csv")));
+    QCOMPARE(r.code, 0);
+    const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 51);
+    QVERIFY(lines.first().startsWith(QStringLiteral("x,rdp,gdp")));
+
+    r = dpxRun(split(QStringLiteral("tradeoff --mu 1 --points 20 --json")));
+    QCOMPARE(r.code, 0);
+    o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("x")).toArray().size(), 20);
+
+    r = dpxRun(split(QStringLiteral("calibrate --accountant rdp --target-epsilon 3 --json")));
+    QCOMPARE(r.code, 0);
+    o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(o.value(QStringLiteral("epsilon")).toDouble() <= 3.0);
+
+    r = dpxRun(split(QStringLiteral("stepsize --n 50000 --m 500 --K 10000 --L 1 --target-epsilon 0.1 --json")));
+    QCOMPARE(r.code, 0);
+    o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    for (const char* key : {"exact_fixed", "exact_decreasing_eta1", "li_fixed", "li_decreasing_t1", "c", "c2", "wang",
+                            "smoothness_limits"}) {
+      QVERIFY2(o.contains(QLatin1String(key)), key);
+    }
+  }
+
+  void unreachableCalibrationExitsOne() {
+    const Run r = dpxRun(split(QStringLiteral("calibrate --accountant rdp --target-epsilon 1e-6")));
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(QStringLiteral("unreachable")));
+  }
+
+  void realBinaryExitCodesAndSingleLine() {
+    QProcess p;
+    p.start(QStringLiteral(DPX_DPX_BINARY), {QStringLiteral("epsilon"), QStringLiteral("--accountant"),
+                                              QStringLiteral("rdp"), QStringLiteral("--sigma"), QStringLiteral("-1")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(err.count(QLatin1Char('\n')), 1);
+    QVERIFY(err.contains(QStringLiteral("--sigma")));
+    QVERIFY(p.readAllStandardOutput().isEmpty());
+
+    p.start(QStringLiteral(DPX_DPX_BINARY), {QStringLiteral("--help")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(p.readAllStandardOutput().contains("calibrate"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDpxCli)
+#include "tst_dpx_cli.moc"

@@ -1,0 +1,47 @@
+// Shared helpers for the Qt Test suites: relative-tolerance comparison, reference data.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include <QByteArray>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
+#include <QTest>
+
+namespace dpx::test {
+
+inline bool relativelyClose(double actual, double expected, double relTol, double absTol = 0.0) {
+  return std::fabs(actual - expected) <= std::max(absTol, relTol * std::fabs(expected));
+}
+
+inline QByteArray describe(double actual, double expected, double relTol) {
+  return QByteArray("actual ") + QByteArray::number(actual, 'g', 12) + " expected " +
+         QByteArray::number(expected, 'g', 12) + " (rel. tolerance " + QByteArray::number(relTol, 'g', 3) +
+         ", rel. error " + QByteArray::number(std::fabs(actual - expected) / std::fabs(expected), 'g', 3) + ")";
+}
+
+// Rounds to the number of decimals printed in a paper's table.
+inline double roundTo(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+inline QJsonObject loadJson(const QString& relativePath) {
+  QFile file(QStringLiteral(DPX_TEST_DATA_DIR) + QLatin1Char('/') + relativePath);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+}  // namespace dpx::test
+
+// QVERIFY2 with a readable message for a relative tolerance.
+#define DPX_COMPARE_REL(actual, expected, relTol)                                                    \
+  do {                                                                                               \
+    const double dpxActual_ = (actual);                                                              \
+    const double dpxExpected_ = (expected);                                                          \
+    QVERIFY2(::dpx::test::relativelyClose(dpxActual_, dpxExpected_, (relTol)),                       \
+             ::dpx::test::describe(dpxActual_, dpxExpected_, (relTol)).constData());                  \
+  } while (false)
