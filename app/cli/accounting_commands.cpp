@@ -201,10 +201,11 @@ int commandRdp(const QStringList& args, Io& io) {
                                             " is not an RDP analysis: rdp is defined for rdp, sgld, cyclic, "
                                             "outpert and sgmcmc"));
   }
-  Result<std::vector<double>> orders = ordersFor(*options);
-  if (!orders) return fail(io, orders.status());
+  Result<OrderGrid> grid = ordersFor(*options);
+  if (!grid) return fail(io, grid.status());
+  const std::vector<double> orders(grid->orders().begin(), grid->orders().end());
   std::vector<double> values;
-  for (double alpha : *orders) {
+  for (double alpha : orders) {
     Result<double> v = a.rdp(*params, alpha, options->variant);
     if (!v) return fail(io, v.status());
     values.push_back(*v);
@@ -212,14 +213,14 @@ int commandRdp(const QStringList& args, Io& io) {
   if (parser.isSet(QStringLiteral("json"))) {
     JsonWriter json;
     json.beginObject().field("accountant", a.id());
-    json.key("alphas").numberArray(*orders);
+    json.key("alphas").numberArray(orders);
     json.key("rdp").numberArray(values);
     json.endObject();
     io.out << json.str() << "\n";
   } else {
     io.out << "alpha,rdp\n";
     for (std::size_t i = 0; i < values.size(); ++i) {
-      io.out << formatNumber((*orders)[i]) << "," << formatNumber(values[i]) << "\n";
+      io.out << formatNumber(orders[i]) << "," << formatNumber(values[i]) << "\n";
     }
   }
   return kExitOk;

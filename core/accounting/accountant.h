@@ -64,6 +64,9 @@ struct EpsilonOptions {
   // When set, only this order is used (the user "fixes α").
   std::optional<double> fixedAlpha;
   std::string variant;  // "" = headline
+  // An order near the expected optimum (e.g. the last answer while calibrating): saves work,
+  // never changes the result.
+  std::optional<double> alphaHint;
 };
 
 struct EpsilonResult {
@@ -117,7 +120,9 @@ class Accountant {
   Status checkVariant(std::string_view variant) const;
 };
 
-// "∞"-free helper: a Status when `value` is not finite or exceeds 1e300.
+// A number core may hand out: finite and |value| ≤ 1e300.
+inline bool isReportable(double value) { return value == value && value <= 1e300 && value >= -1e300; }
+// `value`, or a Status "<what> exceeds 1e300" / "<what> is not a number" when it is not reportable.
 Result<double> finiteOrStatus(double value, std::string_view what);
 
 }  // namespace dpx::core::accounting

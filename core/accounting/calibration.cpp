@@ -49,10 +49,13 @@ Result<Calibration> calibrateSigma(const Accountant& accountant, const Params& p
                                    const EpsilonOptions& options) {
   DPX_RETURN_IF_ERROR(params.validate());
   const KnobInfo& sigmaInfo = knobInfo(Knob::kSigma);
+  EpsilonOptions hinted = options;
   auto epsilonOf = [&](double sigma) -> Result<EpsilonResult> {
     Params p = params;
     p.sigma = sigma;
-    return accountant.epsilon(p, options);
+    Result<EpsilonResult> e = accountant.epsilon(p, hinted);
+    if (e && e->alpha) hinted.alphaHint = e->alpha;  // neighbouring σ have neighbouring optimal orders
+    return e;
   };
   return calibrateDecreasing(epsilonOf, targetEpsilon, sigmaInfo.min, sigmaInfo.max);
 }

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "common/format.h"
 
 namespace dpx::core::accounting {
@@ -96,18 +99,44 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
                              std::span<const double> xs, const EpsilonOptions& options) {
   AccountantCurve curve;
   curve.accountant = std::string(accountant.id());
-  curve.epsilon.reserve(xs.size());
-  for (double x : xs) {
-    Result<Params> p = paramsAt(base, variable, x);
-    Result<EpsilonResult> e = p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status());
-    if (e) {
-      curve.epsilon.push_back(e->epsilon);
-    } else {
-      curve.epsilon.push_back(std::nullopt);
-      if (curve.firstError.isOk()) curve.firstError = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(x));
+  curve.epsilon.assign(xs.size(), std::nullopt);
+  std::vector<Status> errors(xs.size());
+  // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
+  // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
+  const bool cheapPoints = variable == CurveVariable::kSteps || variable == CurveVariable::kEpochs;
+  const std::size_t grain = cheapPoints ? xs.size() + 1 : 8;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      Result<Params> p = paramsAt(base, variable, xs[i]);
+      Result<EpsilonResult> e = p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status());
+      if (e) {
+        curve.epsilon[i] = e->epsilon;
+      } else {
+        errors[i] = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(xs[i]));
+      }
+    }
+  });
+  for (const Status& s : errors) {
+    if (!s.isOk()) {
+      curve.firstError = s;
+      break;
     }
   }
   return curve;
+}
+
+}  // namespace dpx::core::accounting
+
+namespace dpx::core::accounting {
+
+std::vector<AccountantCurve> epsilonCurves(std::span<const Accountant* const> accountants, const Params& base,
+                                           CurveVariable variable, std::span<const double> xs,
+                                           const EpsilonOptions& options) {
+  std::vector<AccountantCurve> curves(accountants.size());
+  tbb::parallel_for(std::size_t{0}, accountants.size(), [&](std::size_t i) {
+    curves[i] = epsilonCurve(*accountants[i], base, variable, xs, options);
+  });
+  return curves;
 }
 
 }  // namespace dpx::core::accounting

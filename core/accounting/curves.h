@@ -45,4 +45,9 @@ struct AccountantCurve {
 AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, CurveVariable variable,
                              std::span<const double> xs, const EpsilonOptions& options = {});
 
+// The curves of several accountants, computed in parallel (oneTBB), in the order given.
+std::vector<AccountantCurve> epsilonCurves(std::span<const Accountant* const> accountants, const Params& base,
+                                           CurveVariable variable, std::span<const double> xs,
+                                           const EpsilonOptions& options = {});
+
 }  // namespace dpx::core::accounting

@@ -52,8 +52,9 @@ double logSumExpGeometric(double c, double r, std::int64_t k) {
     // Tail Σ_{i=head}^{k−1} expm1(c rⁱ) ≤ expm1(u_head) + ∫_head^{k−1} expm1(c r^x) dx, and the
     // integral is (Ein(u_head) − Ein(u_{k−1}))/(−log r) ≤ Ein(u_head)/(−log r).
     const double a = -std::log(r);
+    const double uLast = c * std::exp(static_cast<double>(k - 1) * std::log(r));  // c r^{k−1}
     logTerms.push_back(u > 50.0 ? u + numerics::log1mExp(-u) : std::log(std::expm1(u)));
-    logTerms.push_back(logEin(u) - std::log(a));
+    logTerms.push_back(numerics::logSubExp(logEin(u), logEin(uLast)) - std::log(a));
   }
   return numerics::logSumExp(logTerms);
 }

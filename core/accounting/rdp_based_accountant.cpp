@@ -18,7 +18,8 @@ Result<double> RdpBasedAccountant::rdp(const Params& params, double alpha, std::
   DPX_RETURN_IF_ERROR(normalizeOrders({alpha}));
   Result<double> value = totalRdp(params, alpha, variant);
   if (!value) return value.status();
-  return finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha));
+  if (!isReportable(*value)) return finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha));
+  return value;
 }
 
 Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params, std::span<const double> orders,
@@ -29,8 +30,7 @@ Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params,
   for (double alpha : orders) {
     Result<double> value = totalRdp(params, alpha, variant);
     if (!value) return value.status();
-    Result<double> finite = finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha));
-    if (!finite) return finite.status();
+    if (!isReportable(*value)) return finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha)).status();
     values.push_back(*value);
   }
   return values;
@@ -38,15 +38,16 @@ Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params,
 
 Result<EpsilonResult> RdpBasedAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
   DPX_RETURN_IF_ERROR(validateQuery(params, options.variant));
-  Result<std::vector<double>> orders = ordersFor(options);
-  if (!orders) return orders.status();
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) return grid.status();
+  const std::span<const double> orders = grid->orders();
   auto rdpAt = [&](std::size_t i) -> Result<double> {
-    Result<double> value = totalRdp(params, (*orders)[i], options.variant);
-    if (!value) return value;
-    return finiteOrStatus(*value, "ε_α at α = " + formatNumber((*orders)[i]));
+    Result<double> value = totalRdp(params, orders[i], options.variant);
+    if (!value || isReportable(*value)) return value;
+    return finiteOrStatus(*value, "ε_α at α = " + formatNumber(orders[i]));
   };
   Result<OrderOptimum> best =
-      minimizeOverOrders(*orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder());
+      minimizeOverOrders(orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder(), options.alphaHint);
   if (!best) return best.status();
   Result<double> eps = finiteOrStatus(best->epsilon, "ε");
   if (!eps) return eps.status();
@@ -63,22 +64,22 @@ Result<double> RdpBasedAccountant::delta(const Params& params, double epsilon, c
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
-  Result<std::vector<double>> orders = ordersFor(options);
-  if (!orders) return orders.status();
-  Result<std::vector<double>> profile = rdpProfile(params, *orders, options.variant);
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) return grid.status();
+  Result<std::vector<double>> profile = rdpProfile(params, grid->orders(), options.variant);
   if (!profile) return profile.status();
-  return deltaOverOrders(*orders, *profile, epsilon, options.conversion);
+  return deltaOverOrders(grid->orders(), *profile, epsilon, options.conversion);
 }
 
 Result<TradeoffCurve> RdpBasedAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
                                                    const EpsilonOptions& options) const {
-  Result<std::vector<double>> orders = ordersFor(options);
-  if (!orders) return orders.status();
-  Result<std::vector<double>> profile = rdpProfile(params, *orders, options.variant);
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) return grid.status();
+  Result<std::vector<double>> profile = rdpProfile(params, grid->orders(), options.variant);
   if (!profile) return profile.status();
   auto epsilonAt = [&](double delta) -> Result<double> {
     auto rdpAt = [&](std::size_t i) -> Result<double> { return (*profile)[i]; };
-    Result<OrderOptimum> best = minimizeOverOrders(*orders, rdpAt, delta, options.conversion, false);
+    Result<OrderOptimum> best = minimizeOverOrders(grid->orders(), rdpAt, delta, options.conversion, false);
     if (!best) return best.status();
     return best->epsilon;
   };

@@ -27,6 +27,10 @@ std::vector<double> buildLegacyOrders() {
   return orders;
 }
 
+// Orders evaluated before the pruned scan: enough that every order has an evaluated
+// neighbour below it to bound its RDP.
+constexpr std::size_t kCoarseOrders = 24;
+
 }  // namespace
 
 std::span<const double> defaultOrders() {
@@ -53,10 +57,14 @@ Result<std::vector<double>> normalizeOrders(std::vector<double> orders) {
   return orders;
 }
 
-Result<std::vector<double>> ordersFor(const EpsilonOptions& options) {
-  if (options.fixedAlpha) return normalizeOrders({*options.fixedAlpha});
-  if (!options.orders.empty()) return normalizeOrders(options.orders);
-  return std::vector<double>(defaultOrders().begin(), defaultOrders().end());
+Result<OrderGrid> ordersFor(const EpsilonOptions& options) {
+  if (options.fixedAlpha || !options.orders.empty()) {
+    Result<std::vector<double>> custom =
+        normalizeOrders(options.fixedAlpha ? std::vector<double>{*options.fixedAlpha} : options.orders);
+    if (!custom) return custom.status();
+    return OrderGrid(std::move(*custom));
+  }
+  return OrderGrid();
 }
 
 double conversionOffset(double alpha, double delta, Conversion conversion) {
@@ -70,13 +78,48 @@ double logDeltaFromRdp(double rdpValue, double alpha, double epsilon, Conversion
   return -(alpha - 1.0) * (epsilon - rdpValue - std::log1p(-1.0 / alpha)) - std::log(alpha);
 }
 
+namespace {
+
+// ε − ε_α for every order, memoised per thread: curves and calibration ask for the same grid
+// and δ thousands of times, and three logarithms per order would dominate their cost.
+const std::vector<double>& offsetsFor(std::span<const double> orders, double delta, Conversion conversion) {
+  struct Memo {
+    std::vector<double> orders;
+    double delta = -1.0;
+    Conversion conversion = Conversion::kImproved;
+    std::vector<double> offsets;
+  };
+  thread_local Memo memo;
+  thread_local bool memoIsDefaultGrid = false;
+  // The default grid is one static array: its address identifies it. Custom grids are compared.
+  const bool isDefault = orders.data() == defaultOrders().data() && orders.size() == defaultOrders().size();
+  const bool sameGrid = isDefault ? memoIsDefaultGrid
+                                  : !memoIsDefaultGrid && memo.orders.size() == orders.size() &&
+                                        std::equal(orders.begin(), orders.end(), memo.orders.begin());
+  const bool same = sameGrid && memo.delta == delta && memo.conversion == conversion;
+  memoIsDefaultGrid = isDefault;
+  if (!same) {
+    memo.orders.assign(orders.begin(), orders.end());
+    memo.delta = delta;
+    memo.conversion = conversion;
+    memo.offsets.resize(orders.size());
+    for (std::size_t i = 0; i < orders.size(); ++i) memo.offsets[i] = conversionOffset(orders[i], delta, conversion);
+  }
+  return memo.offsets;
+}
+
+}  // namespace
+
 Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
                                         const std::function<Result<double>(std::size_t)>& rdpAt, double delta,
-                                        Conversion conversion, bool monotone) {
+                                        Conversion conversion, bool monotone, std::optional<double> hint) {
   const std::size_t count = orders.size();
   if (count == 0) return Status::invalidArgument("no Rényi orders to optimise over");
+  const std::vector<double>& offset = offsetsFor(orders, delta, conversion);
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<double> rdpValue(count, std::numeric_limits<double>::quiet_NaN());
+  // NaN: not evaluated yet. Per thread and reused (rdpAt must not call back into this function).
+  thread_local std::vector<double> rdpValue;
+  rdpValue.assign(count, std::numeric_limits<double>::quiet_NaN());
   double best = kInf;
   std::size_t bestIndex = count;
   Status firstError;
@@ -89,7 +132,7 @@ Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
       return;
     }
     rdpValue[i] = *r;
-    const double value = *r + conversionOffset(orders[i], delta, conversion);
+    const double value = *r + offset[i];
     if (value < best) {
       best = value;
       bestIndex = i;
@@ -99,15 +142,22 @@ Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
   if (!monotone) {
     for (std::size_t i = 0; i < count; ++i) evaluate(i);
   } else {
-    // A coarse pass finds a good incumbent; then every order is either evaluated or pruned by
-    // the bound ε_α ≥ ε_{α′} for the nearest evaluated α′ < α.
-    const std::size_t stride = std::max<std::size_t>(1, count / 24);
-    for (std::size_t i = 0; i < count; i += stride) evaluate(i);
-    evaluate(count - 1);
+    // An incumbent first — the hinted order and its neighbours, or a few orders spread over
+    // the grid — then every order is either evaluated or pruned by the bound
+    // ε_α ≥ ε_{α′} for the nearest evaluated α′ < α.
+    if (hint) {
+      const std::size_t at = static_cast<std::size_t>(
+          std::lower_bound(orders.begin(), orders.end(), *hint) - orders.begin());
+      for (std::size_t i = at > 0 ? at - 1 : 0; i <= std::min(count - 1, at + 1); ++i) evaluate(i);
+    }
+    const std::size_t stride = std::max<std::size_t>(1, count / kCoarseOrders);
+    for (std::size_t i = stride / 2; i < count; i += stride) {
+      if (std::isnan(rdpValue[i])) evaluate(i);
+    }
     double lowerRdp = 0.0;  // RDP is ≥ 0 at every order
     for (std::size_t i = 0; i < count; ++i) {
       if (std::isnan(rdpValue[i])) {
-        if (lowerRdp + conversionOffset(orders[i], delta, conversion) < best) evaluate(i);
+        if (lowerRdp + offset[i] < best) evaluate(i);
       }
       if (!std::isnan(rdpValue[i]) && rdpValue[i] != kInf) lowerRdp = std::max(lowerRdp, rdpValue[i]);
     }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,8 +22,20 @@ std::span<const double> defaultOrders();
 std::span<const double> legacyOrders();
 // Sorted, de-duplicated orders, each in [1.01, 1024]; names the first bad order otherwise.
 Result<std::vector<double>> normalizeOrders(std::vector<double> orders);
-// The orders an EpsilonOptions asks for: fixedAlpha, else options.orders, else defaultOrders().
-Result<std::vector<double>> ordersFor(const EpsilonOptions& options);
+// The orders an EpsilonOptions asks for: fixedAlpha, else options.orders, else defaultOrders()
+// (viewed, not copied: ε is asked for thousands of times per curve).
+class OrderGrid {
+ public:
+  OrderGrid() = default;
+  explicit OrderGrid(std::vector<double> custom) : m_custom(std::move(custom)) {}
+  std::span<const double> orders() const { return m_custom.empty() ? defaultOrders() : std::span<const double>(m_custom); }
+  std::size_t size() const { return orders().size(); }
+  double operator[](std::size_t i) const { return orders()[i]; }
+
+ private:
+  std::vector<double> m_custom;  // empty: the default grid
+};
+Result<OrderGrid> ordersFor(const EpsilonOptions& options);
 
 // ε − ε_α for the conversion at order α and δ.
 double conversionOffset(double alpha, double delta, Conversion conversion);
@@ -38,9 +51,11 @@ struct OrderOptimum {
 // `monotone` (ε_α non-decreasing in α, true of any Rényi divergence) a branch-and-bound skips
 // orders whose lower bound ε_{α′} + offset(α) (α′ < α evaluated) cannot beat the best so far:
 // the minimum found is exactly the grid minimum, usually after a tenth of the evaluations.
+// `hint` (an order near the expected optimum, e.g. the previous answer during calibration)
+// only changes the work done, never the result.
 Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
                                         const std::function<Result<double>(std::size_t)>& rdpAt, double delta,
-                                        Conversion conversion, bool monotone);
+                                        Conversion conversion, bool monotone, std::optional<double> hint = {});
 
 // min over orders of δ_α(ε), capped at 1.
 Result<double> deltaOverOrders(std::span<const double> orders, std::span<const double> rdpValues, double epsilon,

@@ -7,8 +7,9 @@
 // multiplier σ_t = τ/(L√(η_t N)); the run composes T = K of them (the `rdp` accountant).
 // Schedules: constant η, or η_t = η·t^{−1/3} (t = 1…T) — the schedule knob's "decreasing" reads
 // as the t^{−1/3} sequence of Thm 3 here. The decreasing run is a heterogeneous composition:
-// steps are grouped on a lattice of σ values 0.4 % apart and each group is charged the RDP of
-// its lattice point below, so the total is an upper bound within about 1 % of the exact sum.
+// steps are grouped on a fixed lattice of σ values 0.2 % apart and each group is charged the RDP
+// of its lattice point below: an upper bound, typically within 1 % of the exact sum (more only
+// for σ well below 1), whose lattice values are memoised across calibration steps.
 #pragma once
 
 #include <cstdint>

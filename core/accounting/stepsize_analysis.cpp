@@ -15,11 +15,13 @@ namespace {
 constexpr double kSigmaLo = 1e-3;
 constexpr double kSigmaHi = 1e5;
 
-Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasing, const EpsilonOptions& options) {
-  Result<std::vector<double>> orders = ordersFor(options);
-  if (!orders) return orders.status();
-  auto rdpAt = [&](std::size_t i) { return sgmcmcTotalRdp(p.q(), sigma1, p.K, decreasing, (*orders)[i]); };
-  Result<OrderOptimum> best = minimizeOverOrders(*orders, rdpAt, p.delta, options.conversion, true);
+Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasing, const EpsilonOptions& options,
+                                   std::optional<double> hint = {}) {
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) return grid.status();
+  const std::span<const double> orders = grid->orders();
+  auto rdpAt = [&](std::size_t i) { return sgmcmcTotalRdp(p.q(), sigma1, p.K, decreasing, orders[i]); };
+  Result<OrderOptimum> best = minimizeOverOrders(orders, rdpAt, p.delta, options.conversion, true, hint);
   if (!best) return best.status();
   EpsilonResult r;
   r.epsilon = best->epsilon;
@@ -40,11 +42,22 @@ struct ExactBounds {
 };
 
 Result<ExactBounds> exactBounds(const Params& p, double target, const EpsilonOptions& options) {
-  auto fixed = calibrateDecreasing([&](double s) { return epsilonOfRun(p, s, false, options); }, target, kSigmaLo,
-                                   kSigmaHi);
+  std::optional<double> hint;
+  auto run = [&](double s, bool decreasing) {
+    Result<EpsilonResult> e = epsilonOfRun(p, s, decreasing, options, hint);
+    if (e) hint = e->alpha;
+    return e;
+  };
+  auto fixed = calibrateDecreasing([&](double s) { return run(s, false); }, target, kSigmaLo, kSigmaHi);
   if (!fixed) return fixed.status().withContext("exact fixed step");
-  auto decreasing = calibrateDecreasing([&](double s) { return epsilonOfRun(p, s, true, options); }, target,
-                                        kSigmaLo, kSigmaHi);
+  // σ_t = σ₁t^{1/6} ∈ [σ₁, σ₁T^{1/6}]: σ₁ = σ* (the fixed answer) is private enough and
+  // σ₁ = σ*/T^{1/6} is not, so the decreasing answer lies in between — a narrow bracket
+  // keeps the search on few lattice cells.
+  const double spread = std::pow(static_cast<double>(p.K), 1.0 / 6.0);
+  const double hi = std::min(kSigmaHi, fixed->sigma * (1.0 + 1e-9));
+  const double lo = std::max(kSigmaLo, fixed->sigma / spread * (1.0 - 1e-9));
+  auto decreasing = lo < hi ? calibrateDecreasing([&](double s) { return run(s, true); }, target, lo, hi)
+                            : calibrateDecreasing([&](double s) { return run(s, true); }, target, kSigmaLo, kSigmaHi);
   if (!decreasing) return decreasing.status().withContext("exact decreasing step");
   return ExactBounds{fixed->sigma, decreasing->sigma};
 }

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "common/format.h"
 #include "numerics/special_functions.h"
 
@@ -36,30 +38,31 @@ double logInt(int k) {
 // log(e^x − 1) for x > 0.
 double logExpm1(double x) { return x > 50.0 ? x + std::log1p(-std::exp(-x)) : std::log(std::expm1(x)); }
 
+// log A_α for integer α. The log-terms need no transcendental call (log C(α, j) by a table
+// recurrence), so the cost is one vectorised exp per term. When A_α − 1 is small the direct sum
+// would lose its digits to 1 + tiny; then A_α − 1 is summed instead (terms j ≥ 2, all ≥ 0).
 double integerOrderLogA(double q, double sigma, int alpha) {
   const double logQ = std::log(q);
   const double log1mQ = std::log1p(-q);
   const double inv2s2 = 1.0 / (2.0 * sigma * sigma);
-  // log C(α, j) by the product recurrence, from log C(α, 1) = log α.
-  double logBinom = std::log(static_cast<double>(alpha));
-  double logAMinus1 = kNegInf;
-  // Two passes keep the sum exact without a per-term log: find the largest term, then add.
-  double maxTerm = kNegInf;
-  for (int j = 2; j <= alpha; ++j) {
-    logBinom += logInt(alpha - j + 1) - logInt(j);
-    const double x = static_cast<double>(j) * (j - 1) * inv2s2;
-    const double term = logBinom + j * logQ + (alpha - j) * log1mQ + logExpm1(x);
-    maxTerm = std::max(maxTerm, term);
+  Eigen::ArrayXd terms(alpha + 1);
+  double logBinom = 0.0;  // log C(α, 0)
+  for (int j = 0; j <= alpha; ++j) {
+    if (j > 0) logBinom += logInt(alpha - j + 1) - logInt(j);
+    terms[j] = logBinom + j * logQ + (alpha - j) * log1mQ + static_cast<double>(j) * (j - 1) * inv2s2;
   }
-  if (maxTerm == kNegInf) return 0.0;
-  double sum = 0.0;
-  logBinom = std::log(static_cast<double>(alpha));
+  const double maxTerm = terms.maxCoeff();
+  const double logA = maxTerm + std::log((terms - maxTerm).exp().sum());
+  if (logA > 1e-3) return logA;
+
+  // Precise branch: A_α − 1 = Σ_{j≥2} C(α,j) q^j (1−q)^{α−j} expm1((j²−j)/(2σ²)).
+  Eigen::ArrayXd minusOne(alpha - 1);
   for (int j = 2; j <= alpha; ++j) {
-    logBinom += logInt(alpha - j + 1) - logInt(j);
     const double x = static_cast<double>(j) * (j - 1) * inv2s2;
-    sum += std::exp(logBinom + j * logQ + (alpha - j) * log1mQ + logExpm1(x) - maxTerm);
+    minusOne[j - 2] = terms[j] - x + logExpm1(x);
   }
-  logAMinus1 = maxTerm + std::log(sum);
+  const double maxMinusOne = minusOne.maxCoeff();
+  const double logAMinus1 = maxMinusOne + std::log((minusOne - maxMinusOne).exp().sum());
   return logAddExp(0.0, logAMinus1);  // log A = log(1 + (A − 1))
 }
 
@@ -115,10 +118,12 @@ struct Key {
 
 struct KeyHash {
   std::size_t operator()(const Key& k) const {
-    std::uint64_t h = 1469598103934665603ull;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(&k);
-    for (std::size_t i = 0; i < sizeof(Key); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-    return static_cast<std::size_t>(h);
+    std::uint64_t words[3];
+    std::memcpy(words, &k, sizeof words);
+    std::uint64_t h = words[0] * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (h >> 29) ^ words[1]) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 31) ^ words[2]) * 0x94D049BB133111EBull;
+    return static_cast<std::size_t>(h ^ (h >> 32));
   }
 };
 

@@ -1,0 +1,75 @@
+// ε curves over one knob (SPEC §5 `dpx curve`).
+#include <cmath>
+
+#include <QTest>
+
+#include "accounting/curves.h"
+#include "accounting/registry.h"
+#include "test_util.h"
+
+using namespace dpx::core;
+using namespace dpx::core::accounting;
+
+class TestCurves : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void axisSpacingAndRounding() {
+    CurveSpec spec{CurveVariable::kSteps, 1, 1000, 4, false};
+    auto xs = curveAxis(spec);
+    QVERIFY(xs.isOk());
+    QCOMPARE(*xs, (std::vector<double>{1, 334, 667, 1000}));
+    spec.logSpacing = true;
+    xs = curveAxis(spec);
+    QCOMPARE(*xs, (std::vector<double>{1, 10, 100, 1000}));
+    CurveSpec sigma{CurveVariable::kSigma, 0.5, 2.0, 3, true};
+    xs = curveAxis(sigma);
+    DPX_COMPARE_REL((*xs)[1], 1.0, 1e-14);
+  }
+
+  void axisRejectsRangesOutsideTheKnob() {
+    QVERIFY(!curveAxis({CurveVariable::kSigma, 0.01, 2, 10, false}).isOk());
+    QVERIFY(!curveAxis({CurveVariable::kSteps, 1, 2e7, 10, false}).isOk());
+    QVERIFY(!curveAxis({CurveVariable::kSteps, 10, 5, 10, false}).isOk());
+    QVERIFY(!curveAxis({CurveVariable::kSteps, 1, 10, 1, false}).isOk());
+    QVERIFY(!curveAxis({CurveVariable::kEpochs, 0, 10, 10, false}).isOk());
+  }
+
+  void epochsSetK() {
+    auto p = paramsAt(Params{}, CurveVariable::kEpochs, 60);
+    QVERIFY(p.isOk());
+    QCOMPARE(p->K, std::int64_t(14063));
+  }
+
+  void allAccountantsGiveAFiniteFiveHundredPointCurve() {
+    Params p;
+    p.lambda = 0.05;
+    p.eta = 0.5;
+    auto xs = curveAxis({CurveVariable::kSteps, 1, 1e6, 500, true});
+    QVERIFY(xs.isOk());
+    for (const Accountant* a : allAccountants()) {
+      if (!a->isAnalytic()) continue;
+      const AccountantCurve c = epsilonCurve(*a, p, CurveVariable::kSteps, *xs);
+      QCOMPARE(c.epsilon.size(), std::size_t(500));
+      for (std::size_t i = 0; i < c.epsilon.size(); ++i) {
+        QVERIFY2(c.epsilon[i].has_value(), qPrintable(QString::fromStdString(c.accountant + ": " + c.firstError.message())));
+        QVERIFY(std::isfinite(*c.epsilon[i]));
+        if (i > 0) QVERIFY(*c.epsilon[i] >= *c.epsilon[i - 1] * (1 - 1e-12));
+      }
+    }
+  }
+
+  void pointsOutsideTheValidRangeAreEmptyWithAReason() {
+    Params p;
+    p.n = 1000;
+    p.m = 100;
+    auto xs = curveAxis({CurveVariable::kM, 10, 5000, 5, false});
+    QVERIFY(xs.isOk());
+    const AccountantCurve c = epsilonCurve(*findAccountant("rdp"), p, CurveVariable::kM, *xs);
+    QVERIFY(c.epsilon.front().has_value());
+    QVERIFY(!c.epsilon.back().has_value());
+    QVERIFY(QString::fromStdString(c.firstError.message()).contains(QStringLiteral("exceeds n")));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCurves)
+#include "tst_curves.moc"
