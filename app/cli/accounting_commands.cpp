@@ -1,4 +1,5 @@
 // dpx epsilon | rdp | delta | curve | tradeoff | calibrate | stepsize (SPEC §5).
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -54,6 +55,11 @@ void addAccountingOptions(QCommandLineParser& parser, bool accountantRequired) {
   addOption(parser, QStringLiteral("variant"),
             QStringLiteral("a named variant of the analysis, e.g. sgld baseline, cyclic first-batch"),
             QStringLiteral("id"));
+  addOption(parser, QStringLiteral("discretisation"),
+            QStringLiteral("pld: loss grid Δ in (0, 1] (default: chosen to meet --accuracy)"), QStringLiteral("D"));
+  addOption(parser, QStringLiteral("accuracy"),
+            QStringLiteral("pld: relative width of the ε bracket to reach, in (0, 0.5] (default 0.01)"),
+            QStringLiteral("A"));
   addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
 }
 
@@ -74,14 +80,30 @@ Result<std::vector<const Accountant*>> accountantsFromParser(const QCommandLineP
 
 std::string violationText(const Violation& v) { return v.assumption + ": " + v.reason; }
 
-void writeNative(JsonWriter& json, const Accountant& a, const Result<std::vector<NativeValue>>& native) {
+// The accountant's native parameters, then the values specific to this computation (pld's Δ
+// and bracket), which win on a shared key.
+std::vector<NativeValue> mergedNative(const Accountant& a, const Params& p, const Result<EpsilonResult>& eps) {
+  std::vector<NativeValue> out;
+  if (Result<std::vector<NativeValue>> native = a.native(p)) out = *native;
+  if (eps) {
+    for (const NativeValue& v : eps->native) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const NativeValue& o) { return o.key == v.key; });
+      if (it != out.end()) {
+        *it = v;
+      } else {
+        out.push_back(v);
+      }
+    }
+  }
+  return out;
+}
+
+void writeNative(JsonWriter& json, const Accountant& a, const std::vector<NativeValue>& native) {
   json.key("native").beginObject();
   std::vector<std::string> written;
-  if (native) {
-    for (const NativeValue& v : *native) {
-      json.field(v.key, v.value);
-      written.push_back(v.key);
-    }
+  for (const NativeValue& v : native) {
+    json.field(v.key, v.value);
+    written.push_back(v.key);
   }
   auto it = requiredNativeKeys().find(std::string(a.id()));
   if (it != requiredNativeKeys().end()) {
@@ -114,7 +136,7 @@ void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, co
   json.key("violations").beginArray();
   for (const Violation& v : violations) json.value(violationText(v));
   json.endArray();
-  writeNative(json, a, a.native(p));
+  writeNative(json, a, mergedNative(a, p, eps));
   json.field("name", a.name());
   json.field("citation", a.citation());
   json.endObject();
@@ -135,9 +157,7 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
   } else {
     out << "  no ε: " << eps.status().message() << "\n";
   }
-  if (Result<std::vector<NativeValue>> native = a.native(p)) {
-    for (const NativeValue& v : *native) out << "  " << v.label << " = " << formatNumber(v.value) << "\n";
-  }
+  for (const NativeValue& v : mergedNative(a, p, eps)) out << "  " << v.label << " = " << formatNumber(v.value) << "\n";
   if (violations.empty()) {
     out << "  assumptions: all hold\n";
   } else {

@@ -200,6 +200,24 @@ Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QCommand
   if (withVariant && parser.isSet(QStringLiteral("variant"))) {
     options.variant = toStd(parser.value(QStringLiteral("variant")));
   }
+  if (withVariant && parser.isSet(QStringLiteral("discretisation"))) {
+    Result<double> d = parseNumber(QStringLiteral("discretisation"), parser.value(QStringLiteral("discretisation")));
+    if (!d) return d.status();
+    if (!(*d > 0.0) || *d > 1.0) {
+      return Status::invalidArgument("--discretisation " + toStd(parser.value(QStringLiteral("discretisation"))) +
+                                     ": the loss grid Δ must be in (0, 1]");
+    }
+    options.exact.discretisation = *d;
+  }
+  if (withVariant && parser.isSet(QStringLiteral("accuracy"))) {
+    Result<double> a = parseNumber(QStringLiteral("accuracy"), parser.value(QStringLiteral("accuracy")));
+    if (!a) return a.status();
+    if (!(*a > 0.0) || *a > 0.5) {
+      return Status::invalidArgument("--accuracy " + toStd(parser.value(QStringLiteral("accuracy"))) +
+                                     ": the relative bracket width must be in (0, 0.5]");
+    }
+    options.exact.accuracy = *a;
+  }
   return options;
 }
 

@@ -5,6 +5,8 @@
 // value that would not be a finite double comes back as a Status saying why.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,6 +59,14 @@ struct Variant {
   std::string label;  // "composition baseline (all iterates)"
 };
 
+// Settings of the exact (PLD) accountant; ignored by the analytic ones.
+struct ExactOptions {
+  std::optional<double> discretisation;  // loss grid Δ; unset: chosen to meet `accuracy`
+  double accuracy = 0.01;                // wanted (ε_upper − ε_lower)/ε_upper at the run's δ
+  std::function<void(double)> progress;  // fraction done, from the computing thread
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 struct EpsilonOptions {
   Conversion conversion = Conversion::kImproved;
   // Orders to optimise over (RDP accountants); empty means the SPEC §2 default grid.
@@ -67,6 +77,7 @@ struct EpsilonOptions {
   // An order near the expected optimum (e.g. the last answer while calibrating): saves work,
   // never changes the result.
   std::optional<double> alphaHint;
+  ExactOptions exact;
 };
 
 struct EpsilonResult {
@@ -77,6 +88,7 @@ struct EpsilonResult {
   std::optional<Conversion> conversion;   // RDP accountants
   std::optional<double> epsilonUpper;     // bracket, `pld`
   std::optional<double> epsilonLower;
+  std::vector<NativeValue> native;        // values specific to this computation (pld: Δ used, …)
 };
 
 struct TradeoffCurve {

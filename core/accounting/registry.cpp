@@ -6,6 +6,7 @@
 #include "accounting/cyclic_accountant.h"
 #include "accounting/gdp_accountant.h"
 #include "accounting/output_perturbation_accountant.h"
+#include "accounting/pld_accountant.h"
 #include "accounting/rdp_accountant.h"
 #include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
@@ -15,12 +16,13 @@ namespace {
 
 const RdpAccountant kRdp;
 const GdpAccountant kGdp;
+const PldAccountant kPld;
 const SgldAccountant kSgld;
 const CyclicAccountant kCyclic;
 const OutputPerturbationAccountant kOutpert;
 const SgmcmcAccountant kSgmcmc;
 
-const std::array<const Accountant*, 6> kAll{&kRdp, &kGdp, &kSgld, &kCyclic, &kOutpert, &kSgmcmc};
+const std::array<const Accountant*, 7> kAll{&kRdp, &kGdp, &kPld, &kSgld, &kCyclic, &kOutpert, &kSgmcmc};
 
 }  // namespace
 

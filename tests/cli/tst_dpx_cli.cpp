@@ -167,6 +167,23 @@ class TestDpxCli : public QObject {
     }
   }
 
+  void pldBracketInJson() {
+    const Run r = dpxRun(split(QStringLiteral("epsilon --accountant pld --sigma 1.3 --epochs 15 --json")));
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const double upper = o.value(QStringLiteral("epsilon_upper")).toDouble();
+    const double lower = o.value(QStringLiteral("epsilon_lower")).toDouble();
+    QVERIFY(lower <= 0.8645406802 && 0.8645406802 <= upper);  // dp_accounting, Δ = 1e−5
+    const QJsonObject native = o.value(QStringLiteral("native")).toObject();
+    for (const char* key : {"epsilon_upper", "epsilon_lower", "discretisation"}) {
+      QVERIFY2(native.value(QLatin1String(key)).isDouble(), key);
+    }
+    QCOMPARE(o.value(QStringLiteral("bound")).toString(), QStringLiteral("upper"));
+    const Run bad = dpxRun(split(QStringLiteral("epsilon --accountant pld --accuracy 0")));
+    QCOMPARE(bad.code, 2);
+    QVERIFY(bad.err.contains(QStringLiteral("--accuracy")));
+  }
+
   void unreachableCalibrationExitsOne() {
     const Run r = dpxRun(split(QStringLiteral("calibrate --accountant rdp --target-epsilon 1e-6")));
     QCOMPARE(r.code, 1);

@@ -1,0 +1,162 @@
+// Privacy loss distributions (PLDs) of the Poisson-subsampled Gaussian and their exact
+// composition by FFT (Koskela, Jälkö, Honkela 2020; Meiser & Mohammadi 2018; Google
+// dp_accounting's PLD accountant; Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022 for the
+// connect-the-dots discretisation). SPEC §2.3.
+//
+// A pair (P, Q) of output distributions with privacy loss L = log(dP/dQ) has the privacy profile
+//   δ(ε) = P(L > ε) − e^ε Q(L > ε) = E_P[(1 − e^{ε − L})₊]   (+ P(L = ∞)).
+// K-fold composition adds independent losses, so the composed profile is that of the K-fold
+// convolution of the loss distribution under P. We discretise losses on a grid ε_i = iΔ:
+//  * pessimistic — connect the dots: the hockey-stick curve h(x) = δ(log x) is convex in x, and
+//    the piecewise-linear interpolation of h at the grid points x_i = e^{iΔ} is the profile of a
+//    pair that dominates (P, Q), supported on the grid. Its composition is an upper bound.
+//  * optimistic — quantisation: the real line is cut into bins whose aggregated loss
+//    log(P(bin)/Q(bin)) lands exactly on a grid point; a quantised pair is dominated by (P, Q)
+//    (post-processing), so its composition is a lower bound, without the Δ/2-per-step bias of
+//    rounding losses down.
+// Truncation: losses outside a window whose mass is below τ (Chernoff bounds) are moved to +∞
+// (pessimistic) or dropped (optimistic), and the bound on what FFT wrap-around can add is
+// charged to the side it favours.
+// Neighbouring relation: add/remove; both directions (remove: P = (1−q)N(0,σ²) + qN(1,σ²),
+// Q = N(0,σ²); add: the reverse pair) are composed separately; the mechanism's δ is their max.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dpx::core::accounting::pld {
+
+enum class Direction { kRemove, kAdd };
+enum class Estimate { kPessimistic, kOptimistic };
+
+// One step's pair (P, Q) for a direction, in a coordinate where the loss increases with x.
+class SubsampledGaussianPair {
+ public:
+  SubsampledGaussianPair(double q, double sigma, Direction direction);
+  double loss(double x) const;         // log P(x)/Q(x)
+  double inverseLoss(double l) const;  // x with loss(x) = l, for l in (lossMin, lossMax)
+  double lossMin() const { return m_lossMin; }  // −∞ when q = 1
+  double lossMax() const { return m_lossMax; }  // +∞ for remove
+  double cdfP(double x) const;
+  double sfP(double x) const;
+  double cdfQ(double x) const;
+  double sfQ(double x) const;
+  double pdfP(double x) const;
+  double pdfQ(double x) const;
+  // P-mass and Q-mass of [a, b), computed on the side of the median that keeps their digits.
+  double massP(double a, double b) const;
+  double massQ(double a, double b) const;
+  double hockeyStick(double epsilon) const;  // δ_{P‖Q}(ε)
+  // x beyond which P has mass ≤ tau, and below which it has mass ≤ tau.
+  double upperTail(double tau) const;
+  double lowerTail(double tau) const;
+
+ private:
+  double mixtureCdf(double x, double weight, double shift) const;
+  double mixtureSf(double x, double weight, double shift) const;
+  double mixturePdf(double x, double weight, double shift) const;
+  double m_q, m_sigma;
+  Direction m_direction;
+  double m_logQ, m_log1mQ;
+  double m_lossMin, m_lossMax;
+  // P = (1−pWeight)N(0,σ²) + pWeight·N(pShift,σ²), likewise Q.
+  double m_pWeight, m_pShift, m_qWeight, m_qShift;
+};
+
+// A discrete loss distribution under P: masses at iΔ for i = firstIndex … firstIndex+n−1, plus
+// mass at +∞. Answers δ(ε) and ε(δ) in O(1)/O(log n) after an O(n) preparation.
+class DiscretePld {
+ public:
+  DiscretePld() = default;
+  DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
+              double deltaSlack = 0.0);
+
+  double interval() const { return m_interval; }
+  std::int64_t firstIndex() const { return m_firstIndex; }
+  const std::vector<double>& masses() const { return m_masses; }
+  double infinityMass() const { return m_infinityMass; }
+  // Subtracted from every δ: mass an optimistic construction could not place below its loss.
+  double deltaSlack() const { return m_deltaSlack; }
+  double loss(std::size_t i) const { return static_cast<double>(m_firstIndex + static_cast<std::int64_t>(i)) * m_interval; }
+
+  // δ(ε) = ω_∞ + Σ_{ℓ_i > ε} ω_i(1 − e^{ε−ℓ_i}) − slack, in [0, 1].
+  double delta(double epsilon) const;
+  // Smallest ε ≥ 0 with δ(ε) ≤ delta; a Status if even ε at the top of the grid is not enough
+  // (δ below the mass at +∞).
+  Result<double> epsilon(double delta) const;
+
+  // Keep only masses with loss ≥ 0 (all that δ(ε ≥ 0) reads), to save memory in caches.
+  void dropNegativeLosses();
+
+ private:
+  void prepare();
+  double m_interval = 1.0;
+  std::int64_t m_firstIndex = 0;
+  std::vector<double> m_masses;
+  double m_infinityMass = 0.0;
+  double m_deltaSlack = 0.0;
+  // suffix[j] = Σ_{i≥j} ω_i;  tilted[j] = Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}  (j = n: 0)
+  std::vector<double> m_suffix;
+  std::vector<double> m_tilted;
+};
+
+// Progress (fraction in [0, 1]) and cancellation for long computations; both optional.
+struct ComputeControl {
+  std::function<void(double)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+  void report(double fraction) const {
+    if (progress) progress(fraction);
+  }
+};
+
+// One step's PLD on the grid Δ (pessimistic or optimistic), truncated at P-mass tau.
+Result<DiscretePld> discretise(const SubsampledGaussianPair& pair, double interval, Estimate estimate, double tau,
+                               const ComputeControl& control = {});
+
+// `count` steps of a base PLD; segments are composed together (heterogeneous composition).
+struct Segment {
+  const DiscretePld* pld;
+  std::int64_t count;
+};
+
+struct CompositionInfo {
+  std::size_t fftSize = 0;
+  std::size_t windowPoints = 0;
+  double truncatedMass = 0.0;  // Chernoff bound on the mass outside the window (both tails)
+};
+
+// Composition of all segments (all on the same grid Δ and of the same estimate kind).
+Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
+                            const ComputeControl& control = {}, CompositionInfo* info = nullptr);
+
+// A step of the Poisson-subsampled Gaussian: rate q, noise multiplier σ, repeated `count` times.
+struct GaussianSegment {
+  double q;
+  double sigma;
+  std::int64_t count;
+};
+
+// The composed PLDs of a run, one per direction and estimate.
+struct ComposedRun {
+  double interval = 0.0;
+  double tau = 0.0;
+  DiscretePld remove[2];  // [pessimistic, optimistic]
+  DiscretePld add[2];
+  CompositionInfo info;
+  double deltaUpper(double epsilon) const;
+  double deltaLower(double epsilon) const;
+  Result<double> epsilonUpper(double delta) const;
+  Result<double> epsilonLower(double delta) const;
+};
+
+// Both directions, both estimates, at grid Δ; `withOptimistic = false` skips the lower bound.
+Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
+                               bool withOptimistic, const ComputeControl& control = {});
+
+}  // namespace dpx::core::accounting::pld
