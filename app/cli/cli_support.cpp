@@ -114,8 +114,10 @@ Result<double> numberOption(const QCommandLineParser& parser, const QString& nam
   return parseNumber(name, parser.value(name));
 }
 
-Result<Params> knobsFromParser(const QCommandLineParser& parser) {
+Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext context) {
   Params p;
+  const bool training = context == KnobContext::kTraining;
+  if (training) p.n = static_cast<std::int64_t>(core::knobInfo(Knob::kN).max);  // the data sets n
   for (const KnobInfo& info : core::knobInfos()) {
     const QString flag = QString::fromLatin1(info.key);
     if (!parser.isSet(flag)) continue;
@@ -131,7 +133,7 @@ Result<Params> knobsFromParser(const QCommandLineParser& parser) {
     }
     core::setKnobValue(p, info.knob, *v);
   }
-  if (parser.isSet(QStringLiteral("epochs"))) {
+  if (!training && parser.isSet(QStringLiteral("epochs"))) {
     if (parser.isSet(QStringLiteral("K"))) return Status::invalidArgument("--K and --epochs both set K: give one");
     Result<double> e = parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs")));
     if (!e) return e.status();
@@ -167,6 +169,7 @@ Result<Params> knobsFromParser(const QCommandLineParser& parser) {
     p.neighbouring = *s;
   }
   p.averaged = parser.isSet(QStringLiteral("averaged"));
+  if (training) return p;
   if (p.m > p.n) {
     return Status::invalidArgument("--m " + std::to_string(p.m) + " exceeds --n " + std::to_string(p.n) +
                                    ": the batch size m must be in [1, n]");
@@ -223,7 +226,14 @@ Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QCommand
 
 int fail(Io& io, const Status& status) {
   io.err << "dpx " << io.command << ": " << status.message() << "\n";
-  return status.code() == core::StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  // Input the user gave that cannot be used — a value out of range, a file that is missing or
+  // malformed — is a usage error (2); anything else is a failure of the computation (1).
+  switch (status.code()) {
+    case core::StatusCode::kInvalidArgument:
+    case core::StatusCode::kIoError:
+    case core::StatusCode::kParseError: return kExitUsage;
+    default: return kExitFailure;
+  }
 }
 
 }  // namespace dpx::cli

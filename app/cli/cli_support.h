@@ -36,8 +36,11 @@ void addOption(QCommandLineParser& parser, const QString& name, const QString& d
 // returns 2; otherwise returns std::nullopt and the caller goes on.
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args, Io& io, const QString& summary);
 
-// Knob flags → Params (defaults of Params for the flags not given), validated.
-core::Result<core::Params> knobsFromParser(const QCommandLineParser& parser);
+// Knob flags → Params (defaults of Params for the flags not given), validated. For training,
+// n and K come from the data and --epochs, so they are neither read nor cross-checked.
+enum class KnobContext { kAccounting, kTraining };
+core::Result<core::Params> knobsFromParser(const QCommandLineParser& parser,
+                                           KnobContext context = KnobContext::kAccounting);
 // --conversion, --alphas, --alpha (fixes α), --variant.
 core::Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QCommandLineParser& parser,
                                                                          bool withVariant = true);

@@ -1,17 +1,225 @@
 // dpx train | audit (SPEC §5).
+#include <cmath>
+#include <memory>
+
 #include "cli.h"
 #include "commands.h"
+#include "common/format.h"
+#include "io/json_writer.h"
+#include "training/dataset.h"
+#include "training/trainer.h"
+#include "training_support.h"
 
 namespace dpx::cli {
 
-int commandTrain(const QStringList&, Io& io) {
-  io.err << "dpx train: not available in this build yet (the trainer lands with the trainer issue)\n";
-  return kExitUsage;
+using core::formatNumber;
+using core::JsonWriter;
+using core::Result;
+using core::Status;
+using namespace core::training;
+
+void addTrainingOptions(QCommandLineParser& parser) {
+  addKnobOptions(parser);
+  addOption(parser, QStringLiteral("data"),
+            QStringLiteral("builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path"),
+            QStringLiteral("source"));
+  addOption(parser, QStringLiteral("mechanism"),
+            QStringLiteral("dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd"), QStringLiteral("id"));
+  addOption(parser, QStringLiteral("accountant"), QStringLiteral("dp-sgd only: rdp (default) | gdp | pld"),
+            QStringLiteral("id"));
+  addOption(parser, QStringLiteral("target-epsilon"),
+            QStringLiteral("calibrate σ (sgld-posterior: η) so the run's ε at δ is at most this"), QStringLiteral("E"));
+  addOption(parser, QStringLiteral("seed"), QStringLiteral("random seed (default 1)"), QStringLiteral("S"));
+  addOption(parser, QStringLiteral("threads"), QStringLiteral("worker threads, 0 = all cores (default)"),
+            QStringLiteral("T"));
+  addOption(parser, QStringLiteral("test-fraction"),
+            QStringLiteral("share of records held out when the source has no test set (default 0.2)"),
+            QStringLiteral("F"));
+  addOption(parser, QStringLiteral("label-column"), QStringLiteral("CSV: 0-based label column, negative from the end"),
+            QStringLiteral("i"));
+  addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
+  addOption(parser, QStringLiteral("quiet"), QStringLiteral("no per-epoch lines on stderr"));
 }
 
-int commandAudit(const QStringList&, Io& io) {
-  io.err << "dpx audit: not available in this build yet (the audit lands with the audit issue)\n";
-  return kExitUsage;
+Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
+                                   std::int64_t lo, std::int64_t hi) {
+  if (!parser.isSet(name)) return fallback;
+  Result<double> v = parseNumber(name, parser.value(name));
+  if (!v) return v.status();
+  if (*v != std::floor(*v) || *v < static_cast<double>(lo) || *v > static_cast<double>(hi)) {
+    return Status::invalidArgument("--" + toStd(name) + " " + toStd(parser.value(name)) + ": must be an integer in [" +
+                                   std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return static_cast<std::int64_t>(*v);
+}
+
+Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
+  if (!parser.isSet(QStringLiteral("data"))) {
+    return Status::invalidArgument("--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
+                                   "or a file");
+  }
+  TrainerConfig config;
+  const std::string mechanismText = parser.isSet(QStringLiteral("mechanism")) ? toStd(parser.value(QStringLiteral("mechanism"))) : "dp-sgld";
+  const auto mechanism = parseMechanism(mechanismText);
+  if (!mechanism) {
+    return Status::invalidArgument("--mechanism '" + mechanismText +
+                                   "': must be dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior or sgd");
+  }
+  config.mechanism = *mechanism;
+  if (parser.isSet(QStringLiteral("accountant"))) config.accountant = toStd(parser.value(QStringLiteral("accountant")));
+  if (parser.isSet(QStringLiteral("target-epsilon"))) {
+    Result<double> e = parseNumber(QStringLiteral("target-epsilon"), parser.value(QStringLiteral("target-epsilon")));
+    if (!e) return e.status();
+    if (!(*e > 0.0)) return Status::invalidArgument("--target-epsilon " + formatNumber(*e) + ": the target ε must be > 0");
+    config.targetEpsilon = *e;
+  }
+  Result<std::int64_t> seed = integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53);
+  if (!seed) return seed.status();
+  config.seed = static_cast<std::uint64_t>(*seed);
+  Result<std::int64_t> threads = integerOption(parser, QStringLiteral("threads"), 0, 0, 1024);
+  if (!threads) return threads.status();
+  config.threads = static_cast<int>(*threads);
+  double testFraction = 0.2;
+  if (parser.isSet(QStringLiteral("test-fraction"))) {
+    Result<double> f = parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction")));
+    if (!f) return f.status();
+    if (!(*f >= 0.0 && *f < 1.0)) {
+      return Status::invalidArgument("--test-fraction " + formatNumber(*f) + ": must be in [0, 1)");
+    }
+    testFraction = *f;
+  }
+  // The knobs, except n and K which the data and --epochs decide.
+  if (parser.isSet(QStringLiteral("n")) || parser.isSet(QStringLiteral("K"))) {
+    return Status::invalidArgument("--n and --K are set by the data and --epochs when training");
+  }
+  config.epochs = 10;
+  if (parser.isSet(QStringLiteral("epochs"))) {
+    Result<double> e = parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs")));
+    if (!e) return e.status();
+    if (!(*e > 0.0) || *e > 100000.0) return Status::invalidArgument("--epochs " + formatNumber(*e) + ": must be in (0, 1e5]");
+    config.epochs = *e;
+  }
+  Result<core::Params> params = knobsFromParser(parser, KnobContext::kTraining);
+  if (!params) return params.status();
+  config.knobs = *params;
+
+  LoadOptions load;
+  if (parser.isSet(QStringLiteral("label-column"))) {
+    Result<std::int64_t> column = integerOption(parser, QStringLiteral("label-column"), -1, -100000, 100000);
+    if (!column) return column.status();
+    load.labelColumn = static_cast<int>(*column);
+  }
+  Result<LoadedData> loaded = loadData(toStd(parser.value(QStringLiteral("data"))), load);
+  if (!loaded) return loaded.status();
+  TrainingSetup setup;
+  setup.description = loaded->description;
+  Result<TrainTestSplit> split = trainTestSplit(std::move(*loaded), testFraction, config.seed);
+  if (!split) return split.status();
+  setup.data = std::make_shared<const TrainTestSplit>(std::move(*split));
+  Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, setup.data);
+  if (!trainer) return trainer.status();
+  setup.trainer = std::move(*trainer);
+  return setup;
+}
+
+namespace {
+
+void writeResolved(JsonWriter& json, const ResolvedRun& run) {
+  json.field("accountant", run.accountant);
+  json.field("sigma", run.sigma).field("eta", run.eta).field("clip_norm", std::isfinite(run.clipNorm) ? run.clipNorm : 0.0);
+  json.field("steps", run.steps).field("lipschitz_from_data", run.lipschitzFromData);
+  json.field("beta", run.betaUsed).field("beta_empirical", run.betaEmpirical);
+  if (run.mechanism == Mechanism::kOutpert) json.field("output_noise_std", run.outputNoiseStd);
+  json.key("notes").beginArray();
+  for (const std::string& n : run.notes) json.value(n);
+  json.endArray();
+  json.key("violations").beginArray();
+  for (const std::string& v : run.violations) json.value(v);
+  json.endArray();
+}
+
+}  // namespace
+
+void writeTrainingJson(JsonWriter& json, const TrainingSetup& setup, const TrainingResult& r) {
+  json.field("mechanism", mechanismId(r.run.mechanism));
+  json.field("data", setup.description);
+  json.field("private", r.epsilon.has_value());
+  if (r.epsilon) {
+    json.field("epsilon", *r.epsilon);
+  } else {
+    json.key("epsilon").null();
+  }
+  json.field("delta", r.delta);
+  json.field("epochs", static_cast<std::int64_t>(r.history.size()));
+  writeResolved(json, r.run);
+  json.key("history").beginArray();
+  for (const EpochRecord& e : r.history) {
+    json.beginObject().field("epoch", e.epoch).field("steps", e.steps).field("train_accuracy", e.trainAccuracy);
+    json.field("test_accuracy", e.testAccuracy).field("loss", e.loss);
+    if (e.epsilonSpent) {
+      json.field("epsilon_spent", *e.epsilonSpent);
+    } else {
+      json.key("epsilon_spent").null();
+    }
+    json.endObject();
+  }
+  json.endArray();
+  json.field("train_accuracy", r.finalTrainAccuracy).field("test_accuracy", r.finalTestAccuracy);
+  json.field("cancelled", r.cancelled).field("steps_done", r.stepsDone);
+  json.field("examples_per_second", r.trainingSeconds > 0 ? static_cast<double>(r.examplesProcessed) / r.trainingSeconds : 0.0);
+  json.field("training_seconds", r.trainingSeconds).field("seconds", r.seconds);
+}
+
+namespace {
+
+void printEpoch(std::ostream& err, const EpochRecord& e, int epochs) {
+  err << "epoch " << e.epoch << "/" << epochs << "  train " << formatNumber(100 * e.trainAccuracy, 4) << "%  test "
+      << formatNumber(100 * e.testAccuracy, 4) << "%  loss " << formatNumber(e.loss, 4);
+  if (e.epsilonSpent) err << "  ε " << formatNumber(*e.epsilonSpent, 4);
+  err << "\n";
+  err.flush();
+}
+
+}  // namespace
+
+int commandTrain(const QStringList& args, Io& io) {
+  QCommandLineParser parser;
+  addTrainingOptions(parser);
+  if (auto code = parseOrExit(parser, args, io, QStringLiteral("train logistic regression with a DP mechanism"))) {
+    return *code;
+  }
+  Result<TrainingSetup> setup = setupTraining(parser);
+  if (!setup) return fail(io, setup.status());
+  const bool json = parser.isSet(QStringLiteral("json"));
+  const bool quiet = parser.isSet(QStringLiteral("quiet"));
+  const ResolvedRun& run = setup->trainer->resolved();
+  if (!quiet) {
+    io.err << setup->description << "\n" << mechanismName(run.mechanism) << ": " << run.steps << " steps, σ = "
+           << formatNumber(run.sigma, 6) << ", η = " << formatNumber(run.eta, 6) << "\n";
+    for (const std::string& v : run.violations) io.err << "VIOLATED " << v << "\n";
+  }
+  TrainerCallbacks callbacks;
+  if (!quiet) callbacks.epochDone = [&](const EpochRecord& e) { printEpoch(io.err, e, run.epochs); };
+  Result<TrainingResult> result = setup->trainer->run(nullptr, callbacks);
+  if (!result) return fail(io, result.status());
+  if (json) {
+    JsonWriter writer;
+    writer.beginObject();
+    writeTrainingJson(writer, *setup, *result);
+    writer.endObject();
+    io.out << writer.str() << "\n";
+  } else {
+    io.out << mechanismId(result->run.mechanism) << ": test accuracy " << formatNumber(100 * result->finalTestAccuracy, 4)
+           << "%, train " << formatNumber(100 * result->finalTrainAccuracy, 4) << "%, ";
+    if (result->epsilon) {
+      io.out << "ε = " << formatNumber(*result->epsilon) << " at δ = " << formatNumber(result->delta) << " ("
+             << result->run.accountant << ")";
+    } else {
+      io.out << "not private";
+    }
+    io.out << ", " << formatNumber(result->trainingSeconds, 4) << " s\n";
+  }
+  return kExitOk;
 }
 
 }  // namespace dpx::cli

@@ -184,6 +184,50 @@ class TestDpxCli : public QObject {
     QVERIFY(bad.err.contains(QStringLiteral("--accuracy")));
   }
 
+  void trainJsonHasTheContractedShape() {
+    const Run r = dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --m 64 --eta 2 "
+                                              "--epochs 2 --seed 3 --json --quiet")));
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    for (const char* key : {"mechanism", "epsilon", "delta", "sigma", "epochs", "history", "seconds"}) {
+      QVERIFY2(o.contains(QLatin1String(key)), key);
+    }
+    QCOMPARE(o.value(QStringLiteral("mechanism")).toString(), QStringLiteral("dp-sgd"));
+    const QJsonArray history = o.value(QStringLiteral("history")).toArray();
+    QCOMPARE(history.size(), 2);
+    for (const char* key : {"epoch", "train_accuracy", "test_accuracy", "loss", "epsilon_spent"}) {
+      QVERIFY2(history.first().toObject().contains(QLatin1String(key)), key);
+    }
+    QVERIFY(o.value(QStringLiteral("epsilon")).toDouble() > 0.0);
+    QVERIFY(history.last().toObject().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+
+    const Run sgd = dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism sgd --epochs 1 --json --quiet")));
+    QCOMPARE(sgd.code, 0);
+    const QJsonObject s = QJsonDocument::fromJson(sgd.out.toUtf8()).object();
+    QVERIFY(s.value(QStringLiteral("epsilon")).isNull());
+    QCOMPARE(s.value(QStringLiteral("private")).toBool(), false);
+  }
+
+  void trainBadInput_data() {
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("mustMention");
+    QTest::newRow("no data") << "train --mechanism dp-sgd" << "--data";
+    QTest::newRow("unknown mechanism") << "train --data builtin:digits --mechanism magic" << "--mechanism";
+    QTest::newRow("missing file") << "train --data /nonexistent/file.csv" << "/nonexistent/file.csv";
+    QTest::newRow("batch above n") << "train --data builtin:digits --m 100000" << "exceeds";
+    QTest::newRow("dp-sgld without λ") << "train --data builtin:digits --lambda 0" << "λ > 0";
+    QTest::newRow("bad epochs") << "train --data builtin:digits --epochs 0" << "--epochs";
+    QTest::newRow("wrong accountant") << "train --data builtin:digits --mechanism dp-sgld --accountant rdp" << "rdp";
+  }
+  void trainBadInput() {
+    QFETCH(QString, args);
+    QFETCH(QString, mustMention);
+    const Run r = dpxRun(split(args));
+    QCOMPARE(r.code, 2);
+    QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(r.err.contains(mustMention), qPrintable(r.err));
+  }
+
   void unreachableCalibrationExitsOne() {
     const Run r = dpxRun(split(QStringLiteral("calibrate --accountant rdp --target-epsilon 1e-6")));
     QCOMPARE(r.code, 1);

@@ -1,0 +1,29 @@
+// Shared by dpx train and dpx audit: the training options, the data + trainer they set up, and
+// the SPEC §5 JSON of a training result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <QCommandLineParser>
+
+#include "cli_support.h"
+#include "io/json_writer.h"
+#include "training/trainer.h"
+
+namespace dpx::cli {
+
+struct TrainingSetup {
+  std::shared_ptr<const core::training::TrainTestSplit> data;
+  std::unique_ptr<core::training::Trainer> trainer;
+  std::string description;
+};
+
+void addTrainingOptions(QCommandLineParser& parser);
+core::Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
+                                         std::int64_t lo, std::int64_t hi);
+core::Result<TrainingSetup> setupTraining(const QCommandLineParser& parser);
+void writeTrainingJson(core::JsonWriter& json, const TrainingSetup& setup, const core::training::TrainingResult& r);
+
+}  // namespace dpx::cli

@@ -1,0 +1,104 @@
+// Datasets for the trainer (SPEC §4): dense float32 features, integer class labels, and the
+// loaders for CSV, LIBSVM/SVMlight and IDX (MNIST/Fashion-MNIST, gzip allowed), plus the
+// embedded `builtin:digits` and `builtin:breast-cancer` and `builtin:fashion-mnist` (read from
+// /usr/share/datasets/fashion-mnist, Debian package dataset-fashion-mnist).
+//
+// Feature scaling is per record, so it costs no privacy: by default every row is scaled to unit
+// L2 norm (‖x‖ = 1; all-zero rows stay zero). Statistics of the whole dataset (means, maxima)
+// are never used: they would be a release of the private data the accountants do not cover.
+//
+// Malformed input is refused with a ParseError naming the line (text formats) or byte offset
+// (binary formats) and the reason; a header that claims more data than the file holds is
+// refused before anything is allocated. Parsers never throw and never crash on any input.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "common/status.h"
+
+namespace dpx::core::training {
+
+using FeatureMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct Dataset {
+  std::string name;
+  FeatureMatrix features;            // n × d
+  std::vector<std::int32_t> labels;  // n labels in [0, numClasses)
+  int numClasses = 0;
+  std::vector<std::string> classNames;  // numClasses names ("0", "1", … when the source has none)
+
+  std::int64_t size() const { return static_cast<std::int64_t>(labels.size()); }
+  int dimension() const { return static_cast<int>(features.cols()); }
+  // Largest row norm (1 after unit-norm scaling): the R in the Lipschitz bound √2·√(R² + 1).
+  double maxRowNorm() const;
+};
+
+enum class FeatureScaling {
+  kUnitNorm,  // x / ‖x‖ (default)
+  kClipNorm,  // x / max(1, ‖x‖)
+  kNone,      // as read (the user vouches for the range)
+};
+
+struct LoadOptions {
+  // CSV: the label column, 0-based; negative counts from the end (−1 = last, the default).
+  int labelColumn = -1;
+  // CSV: the label column by header name (overrides labelColumn; needs a header).
+  std::optional<std::string> labelColumnName;
+  // CSV: whether the first line is a header; unset = detect (a first line that does not parse
+  // as numbers is a header; sklearn's "n_samples,n_features,class names…" line is recognised).
+  std::optional<bool> header;
+  // CSV: field delimiter; 0 = detect among ',', ';', '\t' and whitespace.
+  char delimiter = 0;
+  // Refuse inputs above these sizes instead of allocating for them.
+  std::int64_t maxRecords = 10'000'000;
+  std::int64_t maxFeatures = 100'000;
+  std::int64_t maxBytes = std::int64_t{4} << 30;  // decompressed bytes
+  FeatureScaling scaling = FeatureScaling::kUnitNorm;
+};
+
+// A loaded source: a training set and, when the source defines one (MNIST-style directories),
+// its test set.
+struct LoadedData {
+  Dataset train;
+  std::optional<Dataset> test;
+  std::string description;  // one line for people: source, records, features, classes, scaling
+};
+
+// `builtin:digits`, `builtin:breast-cancer`, `builtin:fashion-mnist`, or a path: a .csv/.tsv
+// (or .csv.gz) file, a LIBSVM file (.svm, .libsvm, .txt with index:value pairs), an IDX pair
+// given as "IMAGES,LABELS", or a directory holding the four MNIST-style IDX files.
+Result<LoadedData> loadData(std::string_view source, const LoadOptions& options = {});
+
+// Names of the built-in sources that are available on this machine.
+std::vector<std::string> builtinSources();
+
+// Parsers on bytes already in memory (the fuzzing entry points). `what` names the input in
+// messages ("digits.csv").
+Result<Dataset> parseCsv(std::string_view text, const LoadOptions& options, std::string_view what = "csv");
+Result<Dataset> parseLibsvm(std::string_view text, const LoadOptions& options, std::string_view what = "libsvm");
+Result<Dataset> parseIdx(std::span<const std::uint8_t> images, std::span<const std::uint8_t> labels,
+                         const LoadOptions& options, std::string_view what = "idx");
+// gzip (or plain, passed through) → bytes, refusing output above maxBytes before allocating it.
+Result<std::vector<std::uint8_t>> gunzip(std::span<const std::uint8_t> bytes, std::int64_t maxBytes);
+
+// Applies the scaling in place (also used after parsing).
+void scaleFeatures(FeatureMatrix& features, FeatureScaling scaling);
+
+// A reproducible random split: `testFraction` of the records (stratified by class) go to test.
+struct TrainTestSplit {
+  Dataset train;
+  Dataset test;
+};
+Result<TrainTestSplit> splitDataset(const Dataset& data, double testFraction, std::uint64_t seed);
+// The source's own test set when it has one, else a split of its training set.
+Result<TrainTestSplit> trainTestSplit(const LoadedData& data, double testFraction, std::uint64_t seed);
+Result<TrainTestSplit> trainTestSplit(LoadedData&& data, double testFraction, std::uint64_t seed);
+
+}  // namespace dpx::core::training

@@ -1,0 +1,197 @@
+#include "training/softmax_regression.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace dpx::core::training {
+
+SoftmaxModel::SoftmaxModel(int dimension, int classes)
+    : m_dimension(dimension), m_classes(classes), m_parameters(Eigen::VectorXf::Zero((dimension + 1) * classes)) {}
+
+Eigen::Map<Eigen::MatrixXf> SoftmaxModel::weights() {
+  return {m_parameters.data(), m_dimension, m_classes};
+}
+Eigen::Map<const Eigen::MatrixXf> SoftmaxModel::weights() const {
+  return {m_parameters.data(), m_dimension, m_classes};
+}
+Eigen::Map<Eigen::RowVectorXf> SoftmaxModel::bias() {
+  return {m_parameters.data() + static_cast<Eigen::Index>(m_dimension) * m_classes, m_classes};
+}
+Eigen::Map<const Eigen::RowVectorXf> SoftmaxModel::bias() const {
+  return {m_parameters.data() + static_cast<Eigen::Index>(m_dimension) * m_classes, m_classes};
+}
+
+std::vector<float> squaredRowNorms(const FeatureMatrix& features) {
+  std::vector<float> norms(static_cast<std::size_t>(features.rows()));
+  for (Eigen::Index i = 0; i < features.rows(); ++i) {
+    norms[static_cast<std::size_t>(i)] = static_cast<float>(features.row(i).cast<double>().squaredNorm());
+  }
+  return norms;
+}
+
+GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                 Eigen::VectorXf& out, std::vector<double>* perExampleNorms) {
+  const int d = model.dimension();
+  const int classes = model.classes();
+  const auto parameterCount = static_cast<Eigen::Index>(model.parameters().size());
+  out.setZero(parameterCount);
+  const auto total = static_cast<std::int64_t>(batch.size());
+  const std::int64_t chunkCount = (total + kChunkRows - 1) / kChunkRows;
+  if (static_cast<std::int64_t>(workspace.chunks.size()) < chunkCount) workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
+  if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
+  const auto weights = model.weights();
+  const auto bias = model.bias();
+  const float clip = clipNorm >= static_cast<double>(std::numeric_limits<float>::max()) ? std::numeric_limits<float>::infinity()
+                                                                                          : static_cast<float>(clipNorm);
+
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
+    for (std::int64_t c = r.begin(); c != r.end(); ++c) {
+      GradientWorkspace::Chunk& chunk = workspace.chunks[static_cast<std::size_t>(c)];
+      const std::int64_t begin = c * kChunkRows;
+      const std::int64_t rows = std::min(kChunkRows, total - begin);
+      chunk.rows.resize(rows, d);
+      for (std::int64_t i = 0; i < rows; ++i) chunk.rows.row(i) = data.features.row(batch[static_cast<std::size_t>(begin + i)]);
+      chunk.logits.noalias() = chunk.rows * weights;
+      chunk.logits.rowwise() += bias;
+      GradientStats stats;
+      for (std::int64_t i = 0; i < rows; ++i) {
+        const std::int64_t record = batch[static_cast<std::size_t>(begin + i)];
+        auto z = chunk.logits.row(i);
+        const float top = z.maxCoeff();
+        z = (z.array() - top).exp();
+        const double sum = static_cast<double>(z.sum());
+        z /= static_cast<float>(sum);
+        const int label = data.labels[static_cast<std::size_t>(record)];
+        stats.lossSum += -std::log(std::max(static_cast<double>(z(label)), 1e-300));
+        z(label) -= 1.0f;  // residual p − e_y
+        const double norm = std::sqrt((static_cast<double>(squaredNorms[static_cast<std::size_t>(record)]) + 1.0) *
+                                      static_cast<double>(z.squaredNorm()));
+        if (perExampleNorms) (*perExampleNorms)[static_cast<std::size_t>(begin + i)] = norm;
+        stats.maxGradientNorm = std::max(stats.maxGradientNorm, norm);
+        if (norm > clip) {
+          z *= static_cast<float>(clip / norm);
+          ++stats.clipped;
+        }
+      }
+      chunk.gradient.resize(parameterCount);
+      Eigen::Map<Eigen::MatrixXf> gw(chunk.gradient.data(), d, classes);
+      gw.noalias() = chunk.rows.transpose() * chunk.logits;
+      Eigen::Map<Eigen::RowVectorXf>(chunk.gradient.data() + static_cast<Eigen::Index>(d) * classes, classes) =
+          chunk.logits.colwise().sum();
+      chunk.stats = stats;
+    }
+  });
+  // Fixed summation order: the result is the same for any number of threads.
+  GradientStats stats;
+  for (std::int64_t c = 0; c < chunkCount; ++c) {
+    const GradientWorkspace::Chunk& chunk = workspace.chunks[static_cast<std::size_t>(c)];
+    out += chunk.gradient;
+    stats.lossSum += chunk.stats.lossSum;
+    stats.clipped += chunk.stats.clipped;
+    stats.maxGradientNorm = std::max(stats.maxGradientNorm, chunk.stats.maxGradientNorm);
+  }
+  return stats;
+}
+
+namespace {
+
+constexpr Eigen::Index kEvalBlock = 1024;
+
+template <typename PerBlock>
+void forEachBlock(const Dataset& data, PerBlock&& perBlock) {
+  const Eigen::Index n = data.features.rows();
+  const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
+  tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+    for (Eigen::Index b = r.begin(); b != r.end(); ++b) {
+      const Eigen::Index begin = b * kEvalBlock;
+      perBlock(b, begin, std::min(kEvalBlock, n - begin));
+    }
+  });
+}
+
+}  // namespace
+
+Evaluation evaluate(const SoftmaxModel& model, const Dataset& data) {
+  const Eigen::Index n = data.features.rows();
+  if (n == 0) return {};
+  const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
+  std::vector<double> correct(static_cast<std::size_t>(blocks), 0.0);
+  std::vector<double> loss(static_cast<std::size_t>(blocks), 0.0);
+  forEachBlock(data, [&](Eigen::Index b, Eigen::Index begin, Eigen::Index rows) {
+    Eigen::MatrixXf z = data.features.middleRows(begin, rows) * model.weights();
+    z.rowwise() += model.bias();
+    double hits = 0.0;
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      Eigen::Index best = 0;
+      const float top = z.row(i).maxCoeff(&best);
+      const int label = data.labels[static_cast<std::size_t>(begin + i)];
+      if (best == label) hits += 1.0;
+      const double logSum = std::log((z.row(i).array() - top).exp().cast<double>().sum());
+      sum += logSum - static_cast<double>(z(i, label) - top);
+    }
+    correct[static_cast<std::size_t>(b)] = hits;
+    loss[static_cast<std::size_t>(b)] = sum;
+  });
+  Evaluation e;
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    e.accuracy += correct[static_cast<std::size_t>(b)];
+    e.meanLoss += loss[static_cast<std::size_t>(b)];
+  }
+  e.accuracy /= static_cast<double>(n);
+  e.meanLoss /= static_cast<double>(n);
+  return e;
+}
+
+std::vector<double> perExampleLosses(const SoftmaxModel& model, const Dataset& data) {
+  std::vector<double> out(static_cast<std::size_t>(data.features.rows()));
+  forEachBlock(data, [&](Eigen::Index, Eigen::Index begin, Eigen::Index rows) {
+    Eigen::MatrixXf z = data.features.middleRows(begin, rows) * model.weights();
+    z.rowwise() += model.bias();
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const float top = z.row(i).maxCoeff();
+      const int label = data.labels[static_cast<std::size_t>(begin + i)];
+      const double logSum = std::log((z.row(i).array() - top).exp().cast<double>().sum());
+      out[static_cast<std::size_t>(begin + i)] = logSum - static_cast<double>(z(i, label) - top);
+    }
+  });
+  return out;
+}
+
+double largestEigenvalueOfGram(const Dataset& data, int iterations) {
+  const Eigen::Index n = data.features.rows();
+  const Eigen::Index d = data.features.cols();
+  if (n == 0) return 0.0;
+  // v over [features | bias]; start from a fixed, data-independent direction.
+  Eigen::VectorXd v = Eigen::VectorXd::Constant(d + 1, 1.0 / std::sqrt(static_cast<double>(d + 1)));
+  double lambda = 0.0;
+  const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
+  std::vector<Eigen::VectorXd> partial(static_cast<std::size_t>(blocks));
+  for (int it = 0; it < iterations; ++it) {
+    const Eigen::VectorXf vf = v.head(d).cast<float>();
+    const double vb = v(d);
+    forEachBlock(data, [&](Eigen::Index b, Eigen::Index begin, Eigen::Index rows) {
+      const Eigen::VectorXf xv = (data.features.middleRows(begin, rows) * vf).array() + static_cast<float>(vb);
+      Eigen::VectorXd acc(d + 1);
+      acc.head(d) = (data.features.middleRows(begin, rows).transpose() * xv).cast<double>();
+      acc(d) = xv.cast<double>().sum();
+      partial[static_cast<std::size_t>(b)] = std::move(acc);
+    });
+    Eigen::VectorXd next = Eigen::VectorXd::Zero(d + 1);
+    for (const Eigen::VectorXd& p : partial) next += p;
+    next /= static_cast<double>(n);
+    const double previous = lambda;
+    lambda = next.norm();
+    if (lambda == 0.0) return 0.0;
+    v = next / lambda;
+    if (std::fabs(lambda - previous) <= 1e-7 * lambda) break;  // converged
+  }
+  return lambda;
+}
+
+}  // namespace dpx::core::training

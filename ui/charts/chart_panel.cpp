@@ -1,0 +1,415 @@
+#include "charts/chart_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QSvgGenerator>
+#include <QTextStream>
+#include <QToolTip>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+namespace dpx::ui {
+
+QVector<QPointF> sanitizePoints(const QVector<QPointF>& points, bool logX, bool logY, double floor) {
+  QVector<QPointF> out;
+  out.reserve(points.size());
+  for (QPointF p : points) {
+    if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+    if (logX && p.x() <= 0.0) continue;  // no place on a log axis
+    if (logY && p.y() < floor) p.setY(floor);
+    out.push_back(p);
+  }
+  return out;
+}
+
+QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints) {
+  if (points.size() <= maxPoints || maxPoints < 4) return points;
+  const int buckets = maxPoints / 2 - 1;
+  QVector<QPointF> out;
+  out.reserve(maxPoints);
+  out.push_back(points.front());
+  const qsizetype inner = points.size() - 2;
+  for (int b = 0; b < buckets; ++b) {
+    const qsizetype begin = 1 + inner * b / buckets;
+    const qsizetype end = 1 + inner * (b + 1) / buckets;
+    if (begin >= end) continue;
+    qsizetype lo = begin;
+    qsizetype hi = begin;
+    for (qsizetype i = begin; i < end; ++i) {
+      if (points[i].y() < points[lo].y()) lo = i;
+      if (points[i].y() > points[hi].y()) hi = i;
+    }
+    out.push_back(points[std::min(lo, hi)]);
+    if (lo != hi) out.push_back(points[std::max(lo, hi)]);
+  }
+  out.push_back(points.back());
+  return out;
+}
+
+ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QString& yTitle, QWidget* parent)
+    : QWidget(parent), m_title(title) {
+  m_chart = new QChart();
+  m_chart->setTitle(title);
+  m_chart->setAnimationOptions(QChart::NoAnimation);
+  m_chart->legend()->setAlignment(Qt::AlignBottom);
+  m_chart->legend()->setShowToolTips(true);
+  m_chart->setMargins(QMargins(4, 4, 4, 4));
+  m_view = new QChartView(m_chart, this);
+  m_view->setRenderHint(QPainter::Antialiasing);
+  m_view->setMinimumSize(360, 260);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_view);
+  m_message = new QLabel(m_view);
+  m_message->setWordWrap(true);
+  m_message->setAlignment(Qt::AlignCenter);
+  m_message->setStyleSheet(QStringLiteral("background: rgba(255, 248, 225, 230); color: #8a4b00; border: 1px solid #e0b060; "
+                                          "padding: 6px; border-radius: 4px;"));
+  m_message->hide();
+
+  m_xLinear = new QValueAxis();
+  m_xLog = new QLogValueAxis();
+  m_yLinear = new QValueAxis();
+  m_yLog = new QLogValueAxis();
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog)}) a->setTitleText(xTitle);
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)}) a->setTitleText(yTitle);
+  m_xLog->setLabelFormat(QStringLiteral("%g"));
+  m_yLog->setLabelFormat(QStringLiteral("%g"));
+  m_xLinear->setLabelFormat(QStringLiteral("%g"));
+  m_yLinear->setLabelFormat(QStringLiteral("%g"));
+  m_xLog->setMinorTickCount(-1);
+  m_yLog->setMinorTickCount(-1);
+  m_chart->addAxis(m_xLinear, Qt::AlignBottom);
+  m_chart->addAxis(m_yLinear, Qt::AlignLeft);
+  m_marker = new QLineSeries();
+  m_marker->setName(QStringLiteral("current"));
+  QPen markerPen(QColor(90, 90, 90));
+  markerPen.setStyle(Qt::DotLine);
+  markerPen.setWidthF(1.5);
+  m_marker->setPen(markerPen);
+  m_chart->addSeries(m_marker);
+  attach(m_marker);
+  for (QLegendMarker* lm : m_chart->legend()->markers(m_marker)) lm->setVisible(false);
+}
+
+ChartPanel::~ChartPanel() {
+  // Axes not attached to the chart are not owned by it.
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog),
+                           static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)}) {
+    if (!m_chart->axes().contains(a)) delete a;
+  }
+}
+
+void ChartPanel::attach(QXYSeries* series) {
+  for (QAbstractAxis* a : series->attachedAxes()) series->detachAxis(a);
+  series->attachAxis(m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear);
+  series->attachAxis(m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+}
+
+void ChartPanel::setAxisTitle(Qt::Orientation orientation, const QString& title) {
+  if (orientation == Qt::Horizontal) {
+    m_xLinear->setTitleText(title);
+    m_xLog->setTitleText(title);
+  } else {
+    m_yLinear->setTitleText(title);
+    m_yLog->setTitleText(title);
+  }
+}
+
+void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
+  bool& flag = orientation == Qt::Horizontal ? m_logX : m_logY;
+  if (flag == logarithmic) return;
+  QAbstractAxis* oldAxis = orientation == Qt::Horizontal
+                               ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
+                               : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+  flag = logarithmic;
+  QAbstractAxis* newAxis = orientation == Qt::Horizontal
+                               ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
+                               : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+  m_chart->removeAxis(oldAxis);  // detaches it from every series; the chart gives up ownership
+  m_chart->addAxis(newAxis, orientation == Qt::Horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+  attach(m_marker);
+  for (auto& [id, curve] : m_curves) {
+    attach(curve.series);
+    redraw(curve);
+  }
+  refreshAxes();
+}
+
+bool ChartPanel::isLogAxis(Qt::Orientation orientation) const {
+  return orientation == Qt::Horizontal ? m_logX : m_logY;
+}
+
+void ChartPanel::setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range) {
+  (orientation == Qt::Horizontal ? m_fixedX : m_fixedY) = range;
+}
+
+int ChartPanel::maxDrawnPoints() const {
+  const int width = static_cast<int>(std::max<qreal>(400.0, m_chart->plotArea().width()));
+  return 2 * width;
+}
+
+void ChartPanel::applyStyle(Curve& curve) {
+  QColor color = curve.style.color.isValid() ? curve.style.color : QColor(30, 100, 200);
+  Qt::PenStyle penStyle = curve.style.pen;
+  if (curve.style.greyed) {
+    color = QColor::fromHsl(color.hslHue(), std::max(0, color.hslSaturation() / 4), 175);
+    penStyle = Qt::DashLine;
+  }
+  if (curve.style.scatter) {
+    auto* scatter = static_cast<QScatterSeries*>(curve.series);
+    scatter->setColor(color);
+    scatter->setBorderColor(color.darker(130));
+    scatter->setMarkerSize(8.0);
+  } else {
+    QPen pen(color);
+    pen.setWidthF(curve.style.width);
+    pen.setStyle(penStyle);
+    curve.series->setPen(pen);
+  }
+  for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) lm->setVisible(curve.style.inLegend);
+}
+
+void ChartPanel::redraw(Curve& curve) {
+  const QVector<QPointF> clean = sanitizePoints(curve.points, m_logX, m_logY, m_logFloor);
+  curve.series->replace(curve.style.scatter ? clean : decimatePoints(clean, maxDrawnPoints()));
+}
+
+void ChartPanel::setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style) {
+  auto it = m_curves.find(id);
+  if (it != m_curves.end() && it->second.style.scatter != style.scatter) {
+    removeCurve(id);
+    it = m_curves.end();
+  }
+  if (it == m_curves.end()) {
+    Curve curve;
+    curve.series = style.scatter ? static_cast<QXYSeries*>(new QScatterSeries()) : new QLineSeries();
+    m_chart->addSeries(curve.series);
+    attach(curve.series);
+    QXYSeries* series = curve.series;
+    connect(series, &QXYSeries::hovered, this, [this, id](const QPointF& point, bool state) {
+      if (!state) {
+        QToolTip::hideText();
+        return;
+      }
+      const auto found = m_curves.find(id);
+      if (found == m_curves.end()) return;
+      QString text = QStringLiteral("<b>%1</b><br>x = %2, y = %3")
+                         .arg(found->second.label.toHtmlEscaped())
+                         .arg(point.x(), 0, 'g', 6)
+                         .arg(point.y(), 0, 'g', 6);
+      if (!found->second.style.tooltip.isEmpty()) text += QStringLiteral("<br>") + found->second.style.tooltip.toHtmlEscaped();
+      QToolTip::showText(QCursor::pos(), text);
+    });
+    for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
+      connect(marker, &QLegendMarker::clicked, this, [marker, series] {
+        series->setVisible(!series->isVisible());
+        marker->setVisible(true);
+        QFont font = marker->font();
+        font.setStrikeOut(!series->isVisible());
+        marker->setFont(font);
+        marker->setLabelBrush(series->isVisible() ? QBrush(Qt::black) : QBrush(Qt::gray));
+      });
+    }
+    it = m_curves.emplace(id, std::move(curve)).first;
+    m_order.push_back(id);
+  }
+  Curve& curve = it->second;
+  curve.label = label;
+  curve.points = sanitizePoints(points, false, false, 0.0);
+  curve.style = style;
+  curve.series->setName(label);
+  applyStyle(curve);
+  redraw(curve);
+}
+
+void ChartPanel::removeCurve(const QString& id) {
+  auto it = m_curves.find(id);
+  if (it == m_curves.end()) return;
+  m_chart->removeSeries(it->second.series);
+  delete it->second.series;
+  m_curves.erase(it);
+  m_order.removeAll(id);
+}
+
+void ChartPanel::removeCurvesExcept(const QSet<QString>& keep) {
+  const QStringList ids = m_order;
+  for (const QString& id : ids) {
+    if (!keep.contains(id)) removeCurve(id);
+  }
+}
+
+QStringList ChartPanel::curveIds() const { return m_order; }
+
+QVector<QPointF> ChartPanel::curvePoints(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it == m_curves.end() ? QVector<QPointF>() : it->second.points;
+}
+
+int ChartPanel::drawnPointCount(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it == m_curves.end() ? 0 : static_cast<int>(it->second.series->count());
+}
+
+bool ChartPanel::curveVisible(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it != m_curves.end() && it->second.series->isVisible();
+}
+
+void ChartPanel::setMarker(std::optional<double> x, const QString& label) {
+  m_markerX = x;
+  m_marker->setName(label.isEmpty() ? QStringLiteral("current") : label);
+}
+
+void ChartPanel::setMessage(const QString& text) {
+  m_message->setText(text);
+  m_message->setVisible(!text.isEmpty());
+  if (!text.isEmpty()) {
+    m_message->setFixedWidth(std::max(200, m_view->width() - 80));
+    m_message->adjustSize();
+    m_message->move((m_view->width() - m_message->width()) / 2, 40);
+    m_message->raise();
+  }
+}
+
+QString ChartPanel::message() const { return m_message->isVisible() ? m_message->text() : QString(); }
+
+void ChartPanel::refreshAxes() {
+  double xMin = std::numeric_limits<double>::infinity();
+  double xMax = -xMin;
+  double yMin = xMin;
+  double yMax = -xMin;
+  for (const auto& [id, curve] : m_curves) {
+    if (!curve.series->isVisible()) continue;
+    for (const QPointF& p : curve.points) {
+      if (m_logX && p.x() <= 0.0) continue;
+      const double y = m_logY ? std::max(p.y(), m_logFloor) : p.y();
+      xMin = std::min(xMin, p.x());
+      xMax = std::max(xMax, p.x());
+      yMin = std::min(yMin, y);
+      yMax = std::max(yMax, y);
+    }
+  }
+  if (!std::isfinite(xMin)) {
+    xMin = m_logX ? 1.0 : 0.0;
+    xMax = m_logX ? 10.0 : 1.0;
+    yMin = m_logY ? 0.1 : 0.0;
+    yMax = m_logY ? 10.0 : 1.0;
+  }
+  if (m_fixedX) std::tie(xMin, xMax) = *m_fixedX;
+  if (m_fixedY) std::tie(yMin, yMax) = *m_fixedY;
+  if (!(xMax > xMin)) xMax = xMin + (m_logX ? xMin : 1.0);
+  if (!(yMax > yMin)) {
+    yMax = m_logY ? yMin * 10.0 : yMin + std::max(1.0, std::fabs(yMin));
+  }
+  if (!m_fixedY) {
+    if (m_logY) {
+      yMin /= 1.5;
+      yMax *= 1.5;
+    } else {
+      const double pad = 0.05 * (yMax - yMin);
+      yMax += pad;
+      if (yMin != 0.0) yMin -= pad;
+    }
+  }
+  if (m_logX) {
+    m_xLog->setRange(xMin, xMax);
+  } else {
+    m_xLinear->setRange(xMin, xMax);
+  }
+  if (m_logY) {
+    m_yLog->setRange(yMin, yMax);
+  } else {
+    m_yLinear->setRange(yMin, yMax);
+  }
+  if (m_markerX && (!m_logX || *m_markerX > 0.0)) {
+    m_marker->replace(QList<QPointF>{{*m_markerX, yMin}, {*m_markerX, yMax}});
+    m_marker->setVisible(true);
+  } else {
+    m_marker->clear();
+    m_marker->setVisible(false);
+  }
+}
+
+bool ChartPanel::exportPng(const QString& path, const QSize& size) const {
+  QImage image(size, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
+  painter.end();
+  return image.save(path, "PNG");
+}
+
+bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
+  QSvgGenerator generator;
+  generator.setFileName(path);
+  generator.setSize(size);
+  generator.setViewBox(QRect(QPoint(0, 0), size));
+  generator.setTitle(m_title);
+  generator.setDescription(QStringLiteral("DP Explorer chart"));
+  QPainter painter;
+  if (!painter.begin(&generator)) return false;
+  m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
+  painter.end();
+  return QFile::exists(path) && QFile(path).size() > 0;
+}
+
+QString ChartPanel::curvesCsv() const {
+  QString out;
+  QTextStream stream(&out);
+  stream << "curve,x,y\n";
+  for (const QString& id : m_order) {
+    const Curve& curve = m_curves.at(id);
+    QString name = curve.label;
+    name.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+    for (const QPointF& p : curve.points) {
+      stream << '"' << name << '"' << ',' << QString::number(p.x(), 'g', 10) << ',' << QString::number(p.y(), 'g', 10) << '\n';
+    }
+  }
+  return out;
+}
+
+QJsonObject ChartPanel::curvesJson() const {
+  QJsonObject root;
+  root.insert(QStringLiteral("title"), m_title);
+  root.insert(QStringLiteral("x_axis"), m_logX ? m_xLog->titleText() : m_xLinear->titleText());
+  root.insert(QStringLiteral("y_axis"), m_logY ? m_yLog->titleText() : m_yLinear->titleText());
+  QJsonArray curves;
+  for (const QString& id : m_order) {
+    const Curve& curve = m_curves.at(id);
+    QJsonArray xs;
+    QJsonArray ys;
+    for (const QPointF& p : curve.points) {
+      xs.append(p.x());
+      ys.append(p.y());
+    }
+    QJsonObject c;
+    c.insert(QStringLiteral("id"), id);
+    c.insert(QStringLiteral("label"), curve.label);
+    c.insert(QStringLiteral("x"), xs);
+    c.insert(QStringLiteral("y"), ys);
+    c.insert(QStringLiteral("greyed"), curve.style.greyed);
+    if (!curve.style.tooltip.isEmpty()) c.insert(QStringLiteral("note"), curve.style.tooltip);
+    curves.append(c);
+  }
+  root.insert(QStringLiteral("curves"), curves);
+  return root;
+}
+
+}  // namespace dpx::ui

@@ -1,0 +1,121 @@
+// A chart of named curves on Qt Charts, built for live updates (QT_NOTES.md): axes are created
+// once and re-ranged; a curve is updated with one replace() call; points are sanitised (nothing
+// non-finite, a floor on log axes) and decimated to about twice the plot width; animations are
+// off; the legend toggles curves; hovering a curve shows its tooltip (for a greyed accountant,
+// why its assumptions fail). Exports: PNG, SVG, CSV and JSON of the curves as computed.
+// Qt Charts types stay inside ui/charts/.
+#pragma once
+
+#include <map>
+#include <optional>
+
+#include <QColor>
+#include <QJsonObject>
+#include <QPointF>
+#include <QSet>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QAbstractAxis;
+class QValueAxis;
+class QLogValueAxis;
+class QXYSeries;
+class QLineSeries;
+class QLabel;
+class QToolButton;
+QT_END_NAMESPACE
+
+namespace dpx::ui {
+
+struct CurveStyle {
+  QColor color;
+  Qt::PenStyle pen = Qt::SolidLine;
+  qreal width = 2.0;
+  bool scatter = false;   // points instead of a line
+  bool greyed = false;    // assumptions fail: drawn light and dashed
+  QString tooltip;        // shown on hover
+  bool inLegend = true;
+};
+
+// Removes non-finite points; on a log axis, clamps values at or below zero to `floor`.
+QVector<QPointF> sanitizePoints(const QVector<QPointF>& points, bool logX, bool logY, double floor);
+// Keeps the first and last point and, per bucket of x, the points with the smallest and largest
+// y, so a curve of any length draws like the full one at `maxPoints` points.
+QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints);
+
+class ChartPanel : public QWidget {
+  Q_OBJECT
+ public:
+  ChartPanel(const QString& title, const QString& xTitle, const QString& yTitle, QWidget* parent = nullptr);
+  ~ChartPanel() override;
+
+  void setLogAxis(Qt::Orientation orientation, bool logarithmic);
+  bool isLogAxis(Qt::Orientation orientation) const;
+  void setAxisTitle(Qt::Orientation orientation, const QString& title);
+  // Fixed range on an axis (nullopt: fit the data).
+  void setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range);
+  void setLogFloor(double floor) { m_logFloor = floor; }
+
+  void setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style);
+  void removeCurve(const QString& id);
+  void removeCurvesExcept(const QSet<QString>& keep);
+  QStringList curveIds() const;
+  QVector<QPointF> curvePoints(const QString& id) const;  // as given (sanitised, not decimated)
+  int drawnPointCount(const QString& id) const;             // as drawn
+  bool curveVisible(const QString& id) const;
+
+  // A vertical line marking the current value of the x knob.
+  void setMarker(std::optional<double> x, const QString& label = {});
+  // A message over the chart (invalid parameters, computation in progress), empty to hide.
+  void setMessage(const QString& text);
+  QString message() const;
+
+  // Re-ranges the axes to the visible curves; call after a batch of setCurve().
+  void refreshAxes();
+
+  bool exportPng(const QString& path, const QSize& size = QSize(1200, 800)) const;
+  bool exportSvg(const QString& path, const QSize& size = QSize(1200, 800)) const;
+  QString curvesCsv() const;
+  QJsonObject curvesJson() const;
+  QString title() const { return m_title; }
+
+  QChartView* view() const { return m_view; }
+
+ Q_SIGNALS:
+  void exportRequested(ChartPanel* panel);
+
+ private:
+  struct Curve {
+    QXYSeries* series = nullptr;
+    QString label;
+    QVector<QPointF> points;
+    CurveStyle style;
+  };
+  void attach(QXYSeries* series);
+  void applyStyle(Curve& curve);
+  void redraw(Curve& curve);
+  int maxDrawnPoints() const;
+  QString m_title;
+  QChart* m_chart;
+  QChartView* m_view;
+  QLabel* m_message;
+  QValueAxis* m_xLinear;
+  QLogValueAxis* m_xLog;
+  QValueAxis* m_yLinear;
+  QLogValueAxis* m_yLog;
+  bool m_logX = false;
+  bool m_logY = false;
+  double m_logFloor = 1e-7;
+  std::optional<std::pair<double, double>> m_fixedX;
+  std::optional<std::pair<double, double>> m_fixedY;
+  std::map<QString, Curve> m_curves;
+  QStringList m_order;  // insertion order, for exports
+  QLineSeries* m_marker;
+  std::optional<double> m_markerX;
+};
+
+}  // namespace dpx::ui
