@@ -1,0 +1,196 @@
+#include "compute/analytics.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <tbb/parallel_for.h>
+
+#include "accounting/curves.h"
+#include "accounting/gdp_accountant.h"
+#include "accounting/rdp_based_accountant.h"
+#include "accounting/rdp_conversion.h"
+#include "accounting/registry.h"
+#include "accounting/tradeoff.h"
+#include "common/format.h"
+
+namespace dpx::ui {
+
+using namespace core::accounting;
+
+std::int64_t epsilonAxisMaxSteps(const core::Params& params) {
+  const auto maxK = static_cast<std::int64_t>(core::knobInfo(core::Knob::kK).max);
+  return std::clamp<std::int64_t>(10 * params.K, 100, maxK);
+}
+
+unsigned accountantColor(const std::string& id) {
+  if (id == "rdp") return 0x1f77b4;
+  if (id == "gdp") return 0xff7f0e;
+  if (id == "pld") return 0x202020;
+  if (id == "sgld") return 0x2ca02c;
+  if (id == "cyclic") return 0x9467bd;
+  if (id == "outpert") return 0x8c564b;
+  if (id == "sgmcmc") return 0x17becf;
+  return 0x7f7f7f;
+}
+
+std::string violationsText(const std::vector<Violation>& violations) {
+  std::string text;
+  for (const Violation& v : violations) {
+    if (!text.empty()) text += "\n";
+    text += v.assumption + ": " + v.reason;
+  }
+  return text;
+}
+
+AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis) {
+  const auto start = std::chrono::steady_clock::now();
+  AnalyticsSnapshot s;
+  s.params = params;
+  s.conversion = conversion;
+  s.epochsAxis = epochsAxis;
+  EpsilonOptions options;
+  options.conversion = conversion;
+
+  std::vector<const Accountant*> analytic;
+  for (const Accountant* a : allAccountants()) {
+    if (a->isAnalytic()) analytic.push_back(a);
+  }
+
+  // Table rows, in parallel (each is a handful of order conversions).
+  s.accountants.resize(analytic.size());
+  tbb::parallel_for(std::size_t{0}, analytic.size(), [&](std::size_t i) {
+    const Accountant& a = *analytic[i];
+    AccountantSummary& row = s.accountants[i];
+    row.id = std::string(a.id());
+    row.name = std::string(a.name());
+    row.citation = std::string(a.citation());
+    row.bound = a.boundKind();
+    row.violations = a.check(params);
+    row.assumptions = a.assumptions().statements;
+    if (auto native = a.native(params)) row.native = *native;
+    auto eps = a.epsilon(params, options);
+    if (eps) {
+      row.epsilon = *eps;
+    } else {
+      row.error = eps.status().message();
+    }
+  });
+
+  // ε vs K (or epochs), one curve per analytic accountant plus the sgld composition baseline.
+  const std::int64_t maxK = epsilonAxisMaxSteps(params);
+  CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(maxK), kEpsilonCurvePoints, true};
+  std::vector<double> ks = *curveAxis(spec);
+  ks.push_back(static_cast<double>(params.K));
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  const std::vector<AccountantCurve> curves = epsilonCurves(analytic, params, CurveVariable::kSteps, ks, options);
+  const double toEpochs = static_cast<double>(params.m) / static_cast<double>(params.n);
+  s.currentX = epochsAxis ? static_cast<double>(params.K) * toEpochs : static_cast<double>(params.K);
+  auto axisValue = [&](double k) { return epochsAxis ? k * toEpochs : k; };
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    const AccountantSummary& row = s.accountants[i];
+    PlotCurve c;
+    c.id = row.id;
+    c.accountant = row.id;
+    c.label = row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "");
+    c.greyed = !row.violations.empty();
+    c.tooltip = c.greyed ? violationsText(row.violations) : row.name;
+    for (std::size_t k = 0; k < ks.size(); ++k) {
+      if (!curves[i].epsilon[k]) continue;
+      c.x.push_back(axisValue(ks[k]));
+      c.y.push_back(*curves[i].epsilon[k]);
+    }
+    s.epsilonCurves.push_back(std::move(c));
+  }
+  if (const Accountant* sgld = findAccountant("sgld")) {
+    EpsilonOptions baseline = options;
+    baseline.variant = "baseline";
+    const AccountantCurve b = epsilonCurve(*sgld, params, CurveVariable::kSteps, ks, baseline);
+    PlotCurve c;
+    c.id = "sgld:baseline";
+    c.accountant = "sgld";
+    c.label = "sgld composition baseline";
+    c.dashed = true;
+    c.tooltip = "seed 000, Discussion after Cor. 3.3: ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; "
+                "the Langevin bound saturates";
+    for (std::size_t k = 0; k < ks.size(); ++k) {
+      if (!b.epsilon[k]) continue;
+      c.x.push_back(axisValue(ks[k]));
+      c.y.push_back(*b.epsilon[k]);
+    }
+    s.epsilonCurves.push_back(std::move(c));
+  }
+
+  // ε_α vs α for the RDP accountants.
+  const std::span<const double> orders = defaultOrders();
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(analytic[i]);
+    if (!rdpBased) continue;
+    auto profile = rdpBased->rdpProfile(params, orders);
+    if (!profile) continue;
+    PlotCurve c;
+    c.id = s.accountants[i].id;
+    c.accountant = c.id;
+    c.label = c.id;
+    c.greyed = !s.accountants[i].violations.empty();
+    c.tooltip = c.greyed ? violationsText(s.accountants[i].violations) : s.accountants[i].name;
+    c.x.assign(orders.begin(), orders.end());
+    c.y = *profile;
+    s.rdpCurves.push_back(std::move(c));
+  }
+
+  // Trade-off plane.
+  const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
+  {
+    PlotCurve identity;
+    identity.id = "identity";
+    identity.label = "perfect privacy (1 − x)";
+    identity.dashed = true;
+    identity.tooltip = "random guessing: no test does better";
+    for (double x : grid) {
+      identity.x.push_back(x);
+      identity.y.push_back(1.0 - x);
+    }
+    s.tradeoffCurves.push_back(std::move(identity));
+  }
+  for (const AccountantSummary& row : s.accountants) {
+    if (row.id == "gdp") {
+      for (const core::accounting::NativeValue& v : row.native) {
+        if (v.key != "mu") continue;
+        PlotCurve g;
+        g.id = "tradeoff:gdp";
+        g.accountant = "gdp";
+        g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (gdp)";
+        g.greyed = !row.violations.empty();
+        g.tooltip = g.greyed ? violationsText(row.violations) : "seed 003: Gaussian trade-off of the CLT";
+        for (double x : grid) {
+          g.x.push_back(x);
+          g.y.push_back(gaussianTradeoff(v.value, x));
+        }
+        s.tradeoffCurves.push_back(std::move(g));
+      }
+    }
+  }
+  for (const AccountantSummary& row : s.accountants) {
+    if (!row.epsilon) continue;
+    PlotCurve f;
+    f.id = "fed:" + row.id;
+    f.accountant = row.id;
+    f.label = "f_{ε,δ} " + row.id + " (ε = " + core::formatNumber(row.epsilon->epsilon, 3) + ")";
+    f.greyed = !row.violations.empty();
+    f.dashed = row.id == "gdp";
+    f.tooltip = f.greyed ? violationsText(row.violations)
+                         : "seed 003 eq. 2.1: the trade-off every (" + core::formatNumber(row.epsilon->epsilon, 4) +
+                               ", δ)-DP mechanism meets";
+    for (double x : grid) {
+      f.x.push_back(x);
+      f.y.push_back(epsilonDeltaTradeoff(row.epsilon->epsilon, params.delta, x));
+    }
+    s.tradeoffCurves.push_back(std::move(f));
+  }
+  s.computeMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+}  // namespace dpx::ui

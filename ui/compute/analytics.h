@@ -1,0 +1,72 @@
+// What the explorer's charts and table show for one parameter set, computed off the GUI thread
+// (plain C++, no widgets, so it is unit-testable and benchmarkable):
+//  * every analytic accountant's ε at δ, native parameters and violated assumptions;
+//  * ε vs K (or epochs) for each of them, with the current K marked (SPEC §3 chart 1);
+//  * total RDP ε_α vs α for the RDP accountants (chart 2);
+//  * the trade-off plane: identity, G_μ of `gdp` and f_{ε,δ} of every accountant (chart 3).
+// The exact `pld` results and the step-size curves are slower and have their own jobs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accounting/accountant.h"
+#include "common/params.h"
+
+namespace dpx::ui {
+
+struct PlotCurve {
+  std::string id;     // unique within a chart: "rdp", "sgld:baseline", "tradeoff:rdp"
+  std::string label;  // legend text
+  std::string accountant;  // id of the accountant it belongs to ("" for references)
+  std::vector<double> x;
+  std::vector<double> y;
+  bool greyed = false;    // the accountant's assumptions fail for this run
+  bool dashed = false;    // a variant or reference curve
+  std::string tooltip;    // why it is greyed, or what it is
+};
+
+struct AccountantSummary {
+  std::string id;
+  std::string name;
+  std::string citation;
+  core::accounting::BoundKind bound = core::accounting::BoundKind::kUpper;
+  std::optional<core::accounting::EpsilonResult> epsilon;
+  std::string error;  // why there is no ε
+  std::vector<core::accounting::Violation> violations;
+  std::vector<core::accounting::NativeValue> native;
+  std::vector<std::string> assumptions;
+};
+
+struct AnalyticsSnapshot {
+  std::uint64_t generation = 0;
+  core::Params params;
+  core::accounting::Conversion conversion = core::accounting::Conversion::kImproved;
+  bool epochsAxis = false;
+  std::vector<AccountantSummary> accountants;
+  std::vector<PlotCurve> epsilonCurves;
+  double currentX = 0.0;  // K or epochs of the run
+  std::vector<PlotCurve> rdpCurves;
+  std::vector<PlotCurve> tradeoffCurves;
+  double computeMilliseconds = 0.0;
+};
+
+// Points per ε-vs-K curve and per trade-off curve.
+inline constexpr int kEpsilonCurvePoints = 300;
+inline constexpr int kTradeoffPoints = 300;
+
+AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion,
+                                   bool epochsAxis);
+
+// The largest K shown on the ε-vs-K chart: ten times the run, at least 100, at most 10⁷.
+std::int64_t epsilonAxisMaxSteps(const core::Params& params);
+
+// Display colours shared by every chart: one per accountant (RGB).
+unsigned accountantColor(const std::string& id);
+
+// "assumption: reason" lines joined with newlines.
+std::string violationsText(const std::vector<core::accounting::Violation>& violations);
+
+}  // namespace dpx::ui
