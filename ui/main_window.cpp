@@ -1,15 +1,461 @@
 #include "main_window.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QBuffer>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QPainter>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "accountant_table.h"
+#include "audit_panel.h"
+#include "calibrate_panel.h"
+#include "charts/chart_panel.h"
+#include "charts/explorer_charts.h"
+#include "common/format.h"
+#include "parameter_panel.h"
+#include "presets.h"
+#include "report.h"
+#include "trainer_panel.h"
 
 namespace dpx::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+// A row of view toggles above the charts.
+QCheckBox* toggle(QWidget* parent, QLayout* layout, const QString& text, bool on, const QString& tip) {
+  auto* box = new QCheckBox(text, parent);
+  box->setChecked(on);
+  box->setToolTip(tip);
+  layout->addWidget(box);
+  return box;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(parent) {
+  if (!settings) {
+    m_ownSettings = std::make_unique<QSettings>();
+    settings = m_ownSettings.get();
+  }
+  m_settings = settings;
   setWindowTitle(QStringLiteral("DP Explorer"));
-  auto* label = new QLabel(QStringLiteral("DP Explorer: privacy accountants, charts and the trainer are coming."), this);
-  label->setAlignment(Qt::AlignCenter);
-  setCentralWidget(label);
-  resize(1200, 800);
+  setObjectName(QStringLiteral("mainWindow"));
+
+  // Knobs on the left.
+  m_parameters = new ParameterPanel(&m_model, this);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(m_parameters);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(330);
+  auto* knobsDock = new QDockWidget(QStringLiteral("Parameters"), this);
+  knobsDock->setObjectName(QStringLiteral("parametersDock"));
+  knobsDock->setWidget(scroll);
+  knobsDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, knobsDock);
+
+  // Charts and table in the middle.
+  m_tabs = new QTabWidget(this);
+  auto* privacy = new QWidget(m_tabs);
+  auto* privacyLayout = new QVBoxLayout(privacy);
+  privacyLayout->setContentsMargins(2, 2, 2, 2);
+  auto* toggles = new QHBoxLayout();
+  m_charts = new ExplorerCharts(privacy);
+  QCheckBox* epochs = toggle(privacy, toggles, QStringLiteral("x in epochs"), false,
+                             QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
+  QCheckBox* logEps = toggle(privacy, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
+  QCheckBox* roc = toggle(privacy, toggles, QStringLiteral("log–log ROC view"), false,
+                          QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
+                                         "where small false-positive rates are visible"));
+  QCheckBox* exact = toggle(privacy, toggles, QStringLiteral("exact PLD"), true,
+                            QStringLiteral("Compute the exact privacy loss distribution bracket in the background"));
+  toggles->addStretch(1);
+  m_timing = new QLabel(privacy);
+  m_timing->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  toggles->addWidget(m_timing);
+  privacyLayout->addLayout(toggles);
+  auto* split = new QSplitter(Qt::Vertical, privacy);
+  auto* grid = new QWidget(split);
+  auto* gridLayout = new QGridLayout(grid);
+  gridLayout->setContentsMargins(0, 0, 0, 0);
+  gridLayout->setSpacing(4);
+  gridLayout->addWidget(m_charts->epsilon(), 0, 0);
+  gridLayout->addWidget(m_charts->tradeoff(), 0, 1);
+  gridLayout->addWidget(m_charts->rdp(), 1, 0);
+  gridLayout->addWidget(m_charts->stepsize(), 1, 1);
+  split->addWidget(grid);
+  m_table = new AccountantTable(split);
+  split->addWidget(m_table);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  split->setSizes({700, 230});
+  privacyLayout->addWidget(split, 1);
+  m_tabs->addTab(privacy, QStringLiteral("Privacy"));
+
+  auto* trainingTab = new QWidget(m_tabs);
+  auto* trainingLayout = new QVBoxLayout(trainingTab);
+  trainingLayout->setContentsMargins(2, 2, 2, 2);
+  m_trainer = new TrainerPanel(&m_model, trainingTab);
+  m_audit = new AuditPanel(m_trainer, trainingTab);
+  trainingLayout->addWidget(m_trainer, 3);
+  trainingLayout->addWidget(m_audit, 1);
+  m_tabs->addTab(trainingTab, QStringLiteral("Training and audit"));
+  setCentralWidget(m_tabs);
+
+  // Calibration on the right.
+  m_calibrate = new CalibratePanel(&m_model, this);
+  auto* calibrateDock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε"), this);
+  calibrateDock->setObjectName(QStringLiteral("calibrateDock"));
+  calibrateDock->setWidget(m_calibrate);
+  addDockWidget(Qt::LeftDockWidgetArea, calibrateDock);
+  tabifyDockWidget(knobsDock, calibrateDock);  // the charts get the width
+  knobsDock->raise();
+
+  buildMenus();
+  statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
+
+  // Wiring: analytics follow every change at once (coalesced), the slow views 150 ms later.
+  m_slowTimer.setSingleShot(true);
+  m_slowTimer.setInterval(150);
+  connect(&m_slowTimer, &QTimer::timeout, this, &MainWindow::requestSlowViews);
+  connect(&m_model, &ParameterModel::paramsChanged, this, [this] {
+    if (!m_model.isValid()) return;  // the last valid state stays on screen
+    requestAnalytics();
+    m_slowTimer.start();
+  });
+  connect(&m_model, &ParameterModel::viewChanged, this, [this] {
+    requestAnalytics();
+    m_slowTimer.start();
+  });
+  connect(&m_model, &ParameterModel::validityChanged, this, [this](bool valid, const QString& message) {
+    m_charts->setMessage(valid ? QString() : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
+  });
+  connect(epochs, &QCheckBox::toggled, this, [this](bool on) { m_model.setEpochsAxis(on); });
+  connect(logEps, &QCheckBox::toggled, this, [this](bool on) {
+    m_charts->epsilon()->setLogAxis(Qt::Vertical, on);
+  });
+  connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
+  connect(exact, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) {
+      requestSlowViews();
+    } else {
+      m_pldJob.cancel();
+      m_charts->clearPld();
+      m_table->clearPld();
+      m_lastPld.reset();
+    }
+  });
+  connect(exact, &QCheckBox::toggled, this, [this](bool on) { m_exactEnabled = on; });
+  connect(&m_pldJob, &BackgroundJob::progressed, m_table, &AccountantTable::showPldProgress);
+  connect(m_calibrate, &CalibratePanel::targetChanged, this, [this] { m_slowTimer.start(); });
+  connect(m_audit, &AuditPanel::auditFinished, m_charts, &ExplorerCharts::showAudit);
+  connect(m_trainer, &TrainerPanel::exploreRun, this, [this](const core::Params& p) {
+    m_model.setAll(p, QStringLiteral("explore the trained run"));
+    m_tabs->setCurrentIndex(0);
+  });
+
+  restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
+  if (!m_settings->contains(QStringLiteral("window/geometry"))) resize(1560, 980);
+  rebuildRecentMenu();
+  requestAnalytics();
+  requestSlowViews();
+}
+
+MainWindow::~MainWindow() {
+  m_analyticsJob.cancel();
+  m_pldJob.cancel();
+  m_stepsizeJob.cancel();
+}
+
+QList<ChartPanel*> MainWindow::allCharts() const {
+  QList<ChartPanel*> charts = m_charts->all();
+  charts << m_trainer->accuracyChart() << m_trainer->epsilonChart();
+  return charts;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  file->addAction(QStringLiteral("&Open preset…"), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open preset"), QString(),
+                                                      QStringLiteral("Presets (*.json)"));
+    if (!path.isEmpty()) loadPresetFile(path);
+  });
+  file->addAction(QStringLiteral("&Save preset…"), QKeySequence::Save, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save preset"), QStringLiteral("my-run.json"),
+                                                      QStringLiteral("Presets (*.json)"));
+    if (!path.isEmpty()) savePresetFile(path, QFileInfo(path).completeBaseName());
+  });
+  m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
+  file->addSeparator();
+  QMenu* exportMenu = file->addMenu(QStringLiteral("&Export chart"));
+  for (ChartPanel* chart : allCharts()) {
+    exportMenu->addAction(chart->title() + QStringLiteral("…"), this, [this, chart] {
+      const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart"), chart->objectName() + QStringLiteral(".png"),
+                                                        QStringLiteral("PNG image (*.png);;SVG drawing (*.svg)"));
+      if (!path.isEmpty()) exportChart(chart, path);
+    });
+  }
+  file->addAction(QStringLiteral("Export &curves (CSV or JSON)…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export curves"), QStringLiteral("curves.json"),
+                                                      QStringLiteral("JSON (*.json);;CSV (*.csv)"));
+    if (!path.isEmpty()) exportCurves(path);
+  });
+  file->addAction(QStringLiteral("Export audit &report (HTML or PDF)…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export report"), QStringLiteral("dp-report.html"),
+                                                      QStringLiteral("HTML (*.html);;PDF (*.pdf)"));
+    if (!path.isEmpty()) exportReport(path);
+  });
+  file->addSeparator();
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QAction* undo = m_model.undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_model.undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  QMenu* presets = menuBar()->addMenu(QStringLiteral("&Presets"));
+  for (const Preset& p : builtinPresets()) {
+    QAction* a = presets->addAction(p.name, this, [this, p] { loadPreset(p); });
+    a->setToolTip(p.source + QStringLiteral(" — ") + p.description);
+    a->setStatusTip(p.source);
+  }
+  presets->setToolTipsVisible(true);
+
+  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  help->addAction(QStringLiteral("About DP Explorer"), this, [this] {
+    QMessageBox::about(this, QStringLiteral("DP Explorer"),
+                       QStringLiteral("<b>DP Explorer</b> — see the privacy–utility trade-off of differentially private "
+                                      "training.<br>Accountants: moments/RDP, Gaussian DP CLT, exact PLD, Langevin DP-SGLD, "
+                                      "last-iterate cyclic DP-SGD, output perturbation, SG-MCMC step sizes. "
+                                      "Command line: <tt>dpx --help</tt>."));
+  });
+}
+
+void MainWindow::requestAnalytics() {
+  const core::Params params = m_model.lastValid();
+  const core::accounting::Conversion conversion = m_model.conversion();
+  const bool epochsAxis = m_model.epochsAxis();
+  const std::uint64_t generation = ++m_generation;
+  m_analyticsJob.request(
+      [params, conversion, epochsAxis, generation](const std::atomic<bool>&, const BackgroundJob::Progress&) -> std::any {
+        auto snapshot = std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis));
+        snapshot->generation = generation;
+        return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
+      },
+      [this](std::any&& result) {
+        if (auto* s = std::any_cast<std::shared_ptr<const AnalyticsSnapshot>>(&result)) applyAnalytics(*s);
+      });
+}
+
+void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot) {
+  if (m_lastAnalytics && snapshot->generation < m_lastAnalytics->generation) return;  // stale
+  m_lastAnalytics = snapshot;
+  m_charts->showAnalytics(*snapshot);
+  m_table->showAnalytics(*snapshot);
+  m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
+  Q_EMIT analyticsApplied();
+}
+
+void MainWindow::requestSlowViews() {
+  const core::Params params = m_model.lastValid();
+  const bool epochsAxis = m_model.epochsAxis();
+  if (m_exactEnabled) {
+    m_table->showPldProgress(0.0);
+    m_pldJob.request(
+        [params, epochsAxis](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
+          auto s = computePld(params, epochsAxis, cancel, progress);
+          if (!s) return {};
+          return std::make_shared<const PldSnapshot>(std::move(*s));
+        },
+        [this](std::any&& result) {
+          auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
+          if (!s) return;
+          m_lastPld = *s;
+          m_charts->showPld(**s);
+          m_table->showPld(**s);
+          Q_EMIT pldApplied();
+        });
+  }
+  const double reference = m_calibrate->targetEpsilon();
+  m_stepsizeJob.request(
+      [params, reference](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
+        auto s = computeStepsize(params, reference, cancel, progress);
+        if (!s) return {};
+        return std::make_shared<const StepsizeSnapshot>(std::move(*s));
+      },
+      [this](std::any&& result) {
+        auto* s = std::any_cast<std::shared_ptr<const StepsizeSnapshot>>(&result);
+        if (!s) return;
+        m_lastStepsize = *s;
+        m_charts->showStepsize(**s);
+        Q_EMIT stepsizeApplied();
+      });
+}
+
+void MainWindow::showStatus(const QString& text, bool error) {
+  statusBar()->showMessage(text, error ? 0 : 8000);
+  statusBar()->setStyleSheet(error ? QStringLiteral("color: #b71c1c;") : QString());
+}
+
+bool MainWindow::loadPreset(const Preset& preset) {
+  m_model.setAll(preset.params, QStringLiteral("preset: ") + preset.name);
+  if (!preset.trainerData.isEmpty()) m_trainer->setSource(preset.trainerData);
+  showStatus(QStringLiteral("Preset “%1” — %2").arg(preset.name, preset.source));
+  return true;
+}
+
+bool MainWindow::loadPresetFile(const QString& path) {
+  core::Result<Preset> preset = dpx::ui::loadPresetFile(path);
+  if (!preset) {
+    showStatus(QString::fromStdString(preset.status().message()), true);
+    return false;
+  }
+  addRecentFile(path);
+  return loadPreset(*preset);
+}
+
+bool MainWindow::savePresetFile(const QString& path, const QString& name) {
+  const core::Status s = dpx::ui::savePresetFile(presetFromParams(m_model.lastValid(), name), path);
+  if (!s.isOk()) {
+    showStatus(QString::fromStdString(s.message()), true);
+    return false;
+  }
+  addRecentFile(path);
+  showStatus(QStringLiteral("Saved %1").arg(path));
+  return true;
+}
+
+bool MainWindow::exportChart(ChartPanel* chart, const QString& path) {
+  const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+  const bool ok = svg ? chart->exportSvg(path) : chart->exportPng(path);
+  if (ok) {
+    showStatus(QStringLiteral("Exported %1").arg(path));
+  } else {
+    showStatus(QStringLiteral("Could not write %1").arg(path), true);
+  }
+  return ok;
+}
+
+bool MainWindow::exportCurves(const QString& path) {
+  QByteArray data;
+  if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
+    QString csv;
+    for (ChartPanel* chart : allCharts()) {
+      csv += QStringLiteral("# %1\n").arg(chart->title());
+      csv += chart->curvesCsv();
+    }
+    data = csv.toUtf8();
+  } else {
+    QJsonArray charts;
+    for (ChartPanel* chart : allCharts()) charts.append(chart->curvesJson());
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QStringLiteral("dpexplorer-curves"));
+    root.insert(QStringLiteral("version"), 1);
+    root.insert(QStringLiteral("charts"), charts);
+    data = QJsonDocument(root).toJson();
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
+    showStatus(QStringLiteral("Could not write %1: %2").arg(path, file.errorString()), true);
+    return false;
+  }
+  showStatus(QStringLiteral("Exported curves to %1").arg(path));
+  return true;
+}
+
+QString MainWindow::reportHtml() const {
+  ReportInputs in;
+  in.params = m_model.lastValid();
+  in.conversion = m_model.conversion();
+  in.analytics = m_lastAnalytics;
+  in.pld = m_lastPld;
+  for (ChartPanel* chart : m_charts->all()) in.charts.push_back({chart->title(), chart->pngBytes()});
+  in.training = m_trainer->controller()->results();
+  in.trainingData = m_trainer->controller()->dataDescription();
+  in.auditHtml = m_audit ? m_audit->reportSection() : QString();
+  return buildReportHtml(in);
+}
+
+bool MainWindow::exportReport(const QString& path) {
+  const QString html = reportHtml();
+  bool ok;
+  if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive)) {
+    ok = writeReportPdf(html, path) && QFileInfo(path).size() > 0;
+  } else {
+    QSaveFile file(path);
+    const QByteArray bytes = html.toUtf8();
+    ok = file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size() && file.commit();
+  }
+  showStatus(ok ? QStringLiteral("Report written to %1").arg(path) : QStringLiteral("Could not write %1").arg(path), !ok);
+  return ok;
+}
+
+bool MainWindow::saveScreenshots(const QString& directory) {
+  QDir().mkpath(directory);
+  bool ok = true;
+  m_tabs->setCurrentIndex(0);
+  QApplication::processEvents();
+  ok &= grab().save(QDir(directory).filePath(QStringLiteral("explorer.png")));
+  ok &= m_charts->tradeoff()->grab().save(QDir(directory).filePath(QStringLiteral("tradeoff.png")));
+  m_tabs->setCurrentIndex(1);
+  QApplication::processEvents();
+  ok &= grab().save(QDir(directory).filePath(QStringLiteral("training.png")));
+  m_tabs->setCurrentIndex(0);
+  return ok;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QStringList files = recentFiles();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  m_settings->setValue(QStringLiteral("recentFiles"), files);
+  rebuildRecentMenu();
+}
+
+QStringList MainWindow::recentFiles() const { return m_settings->value(QStringLiteral("recentFiles")).toStringList(); }
+
+void MainWindow::rebuildRecentMenu() {
+  if (!m_recentMenu) return;
+  m_recentMenu->clear();
+  const QStringList files = recentFiles();
+  for (const QString& f : files) {
+    m_recentMenu->addAction(f, this, [this, f] { loadPresetFile(f); });
+  }
+  m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  m_settings->setValue(QStringLiteral("window/geometry"), saveGeometry());
+  m_settings->setValue(QStringLiteral("window/state"), saveState());
+  QMainWindow::closeEvent(event);
 }
 
 }  // namespace dpx::ui

@@ -1,14 +1,110 @@
-// The DP Explorer main window.
+// The DP Explorer main window: the knobs on the left, the privacy charts and the accountant
+// table in the middle, calibration on the right, the trainer in its own tab. Every change of a
+// knob is one undoable command on the ParameterModel; the analytic charts recompute in the
+// background (coalesced, within a frame), the exact PLD and the step-size bounds follow with
+// progress and cancellation. Window state lives in QSettings, which tests inject.
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include <QMainWindow>
+#include <QSettings>
+#include <QTimer>
+
+#include "compute/analytics.h"
+#include "compute/background_job.h"
+#include "compute/slow_analytics.h"
+#include "parameter_model.h"
+
+class QTabWidget;
+class QLabel;
+class QMenu;
 
 namespace dpx::ui {
+
+class AccountantTable;
+class CalibratePanel;
+class ChartPanel;
+class ExplorerCharts;
+class ParameterPanel;
+class TrainerPanel;
+class AuditPanel;
+struct Preset;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // `settings` may be null (the default per-user QSettings); tests pass their own.
+  explicit MainWindow(QSettings* settings = nullptr, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  ParameterModel* model() { return &m_model; }
+  ParameterPanel* parameterPanel() const { return m_parameters; }
+  ExplorerCharts* charts() const { return m_charts; }
+  AccountantTable* accountantTable() const { return m_table; }
+  CalibratePanel* calibratePanel() const { return m_calibrate; }
+  TrainerPanel* trainerPanel() const { return m_trainer; }
+  AuditPanel* auditPanel() const { return m_audit; }
+  QTabWidget* tabs() const { return m_tabs; }
+  QList<ChartPanel*> allCharts() const;
+
+  std::shared_ptr<const AnalyticsSnapshot> lastAnalytics() const { return m_lastAnalytics; }
+  std::shared_ptr<const PldSnapshot> lastPld() const { return m_lastPld; }
+  std::shared_ptr<const StepsizeSnapshot> lastStepsize() const { return m_lastStepsize; }
+  BackgroundJob* analyticsJob() { return &m_analyticsJob; }
+  BackgroundJob* pldJob() { return &m_pldJob; }
+  BackgroundJob* stepsizeJob() { return &m_stepsizeJob; }
+
+  // Files; each returns false and shows why in the status bar when it fails.
+  bool loadPreset(const Preset& preset);
+  bool loadPresetFile(const QString& path);
+  bool savePresetFile(const QString& path, const QString& name);
+  bool exportChart(ChartPanel* chart, const QString& path);  // .png or .svg by extension
+  bool exportCurves(const QString& path);                     // .csv or .json of every chart
+  bool exportReport(const QString& path);                     // .html or .pdf
+  QString reportHtml() const;
+  // Renders the main views to PNG files in `directory` (README screenshots).
+  bool saveScreenshots(const QString& directory);
+  QStringList recentFiles() const;
+
+ Q_SIGNALS:
+  void analyticsApplied();  // charts and table replaced from a new snapshot
+  void pldApplied();
+  void stepsizeApplied();
+
+ protected:
+  void closeEvent(class QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void requestAnalytics();
+  void requestSlowViews();
+  void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot);
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void showStatus(const QString& text, bool error = false);
+  std::unique_ptr<QSettings> m_ownSettings;
+  QSettings* m_settings;
+  ParameterModel m_model;
+  ParameterPanel* m_parameters = nullptr;
+  ExplorerCharts* m_charts = nullptr;
+  AccountantTable* m_table = nullptr;
+  CalibratePanel* m_calibrate = nullptr;
+  TrainerPanel* m_trainer = nullptr;
+  AuditPanel* m_audit = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  QLabel* m_timing = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  BackgroundJob m_analyticsJob{false};
+  BackgroundJob m_pldJob{true};
+  BackgroundJob m_stepsizeJob{true};
+  QTimer m_slowTimer;
+  bool m_exactEnabled = true;
+  std::shared_ptr<const AnalyticsSnapshot> m_lastAnalytics;
+  std::shared_ptr<const PldSnapshot> m_lastPld;
+  std::shared_ptr<const StepsizeSnapshot> m_lastStepsize;
+  std::uint64_t m_generation = 0;
 };
 
 }  // namespace dpx::ui

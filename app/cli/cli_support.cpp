@@ -117,7 +117,14 @@ Result<double> numberOption(const QCommandLineParser& parser, const QString& nam
 Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext context) {
   Params p;
   const bool training = context == KnobContext::kTraining;
-  if (training) p.n = static_cast<std::int64_t>(core::knobInfo(Knob::kN).max);  // the data sets n
+  if (training) {
+    p.n = static_cast<std::int64_t>(core::knobInfo(Knob::kN).max);  // the data sets n
+    // Training defaults for unit-norm rows (the explorer's defaults describe MNIST's Table 1 run,
+    // whose η = 0.1 and λ = 0.01 learn slowly here); any flag given wins.
+    p.m = 64;
+    p.eta = 0.5;
+    p.lambda = 1e-3;
+  }
   for (const KnobInfo& info : core::knobInfos()) {
     const QString flag = QString::fromLatin1(info.key);
     if (!parser.isSet(flag)) continue;

@@ -185,7 +185,8 @@ void printEpoch(std::ostream& err, const EpochRecord& e, int epochs) {
 int commandTrain(const QStringList& args, Io& io) {
   QCommandLineParser parser;
   addTrainingOptions(parser);
-  if (auto code = parseOrExit(parser, args, io, QStringLiteral("train logistic regression with a DP mechanism"))) {
+  if (auto code = parseOrExit(parser, args, io, QStringLiteral("train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
+                                             "--lambda 0.001 --epochs 10)"))) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -94,6 +95,13 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_yLinear->setLabelFormat(QStringLiteral("%g"));
   m_xLog->setMinorTickCount(-1);
   m_yLog->setMinorTickCount(-1);
+  // Seven decades of "100000" must fit under a 400-pixel plot.
+  QFont labels = m_xLinear->labelsFont();
+  labels.setPointSizeF(7.5);
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog),
+                           static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)}) {
+    a->setLabelsFont(labels);
+  }
   m_chart->addAxis(m_xLinear, Qt::AlignBottom);
   m_chart->addAxis(m_yLinear, Qt::AlignLeft);
   m_marker = new QLineSeries();
@@ -104,7 +112,7 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_marker->setPen(markerPen);
   m_chart->addSeries(m_marker);
   attach(m_marker);
-  for (QLegendMarker* lm : m_chart->legend()->markers(m_marker)) lm->setVisible(false);
+
 }
 
 ChartPanel::~ChartPanel() {
@@ -151,6 +159,13 @@ void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
   refreshAxes();
 }
 
+void ChartPanel::setLegendOnRight(bool right) {
+  m_chart->legend()->setAlignment(right ? Qt::AlignRight : Qt::AlignBottom);
+  QFont font = m_chart->legend()->font();
+  font.setPointSizeF(right ? 8.0 : 9.0);
+  m_chart->legend()->setFont(font);
+}
+
 bool ChartPanel::isLogAxis(Qt::Orientation orientation) const {
   return orientation == Qt::Horizontal ? m_logX : m_logY;
 }
@@ -175,7 +190,7 @@ void ChartPanel::applyStyle(Curve& curve) {
     auto* scatter = static_cast<QScatterSeries*>(curve.series);
     scatter->setColor(color);
     scatter->setBorderColor(color.darker(130));
-    scatter->setMarkerSize(8.0);
+    scatter->setMarkerSize(std::max<qreal>(3.0, curve.style.width));
   } else {
     QPen pen(color);
     pen.setWidthF(curve.style.width);
@@ -226,6 +241,15 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
         marker->setLabelBrush(series->isVisible() ? QBrush(Qt::black) : QBrush(Qt::gray));
       });
     }
+    if (style.hiddenAtFirst) {
+      series->setVisible(false);
+      for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
+        QFont font = marker->font();
+        font.setStrikeOut(true);
+        marker->setFont(font);
+        marker->setLabelBrush(QBrush(Qt::gray));
+      }
+    }
     it = m_curves.emplace(id, std::move(curve)).first;
     m_order.push_back(id);
   }
@@ -233,7 +257,7 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   curve.label = label;
   curve.points = sanitizePoints(points, false, false, 0.0);
   curve.style = style;
-  curve.series->setName(label);
+  curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
   applyStyle(curve);
   redraw(curve);
 }
@@ -264,6 +288,11 @@ QVector<QPointF> ChartPanel::curvePoints(const QString& id) const {
 int ChartPanel::drawnPointCount(const QString& id) const {
   const auto it = m_curves.find(id);
   return it == m_curves.end() ? 0 : static_cast<int>(it->second.series->count());
+}
+
+bool ChartPanel::curveGreyed(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it != m_curves.end() && it->second.style.greyed;
 }
 
 bool ChartPanel::curveVisible(const QString& id) const {
@@ -317,6 +346,11 @@ void ChartPanel::refreshAxes() {
   if (!(yMax > yMin)) {
     yMax = m_logY ? yMin * 10.0 : yMin + std::max(1.0, std::fabs(yMin));
   }
+  if (m_logX && !m_fixedX) {
+    // Whole decades: the end labels sit on ticks instead of being cut at the plot's edge.
+    xMin = std::pow(10.0, std::floor(std::log10(xMin) + 1e-9));
+    xMax = std::pow(10.0, std::ceil(std::log10(xMax) - 1e-9));
+  }
   if (!m_fixedY) {
     if (m_logY) {
       yMin /= 1.5;
@@ -331,12 +365,15 @@ void ChartPanel::refreshAxes() {
     m_xLog->setRange(xMin, xMax);
   } else {
     m_xLinear->setRange(xMin, xMax);
+    if (!m_fixedX) m_xLinear->applyNiceNumbers();  // ticks at 1, 2, 5 × 10^k, not 5.75
   }
   if (m_logY) {
     m_yLog->setRange(yMin, yMax);
   } else {
     m_yLinear->setRange(yMin, yMax);
+    if (!m_fixedY) m_yLinear->applyNiceNumbers();
   }
+
   if (m_markerX && (!m_logX || *m_markerX > 0.0)) {
     m_marker->replace(QList<QPointF>{{*m_markerX, yMin}, {*m_markerX, yMax}});
     m_marker->setVisible(true);
@@ -344,17 +381,29 @@ void ChartPanel::refreshAxes() {
     m_marker->clear();
     m_marker->setVisible(false);
   }
+  // After the series' visibility: QLegend shows a series' marker again when it becomes visible.
+  for (QLegendMarker* lm : m_chart->legend()->markers(m_marker)) lm->setVisible(false);
 }
 
-bool ChartPanel::exportPng(const QString& path, const QSize& size) const {
+QImage ChartPanel::render(const QSize& size) const {
   QImage image(size, QImage::Format_ARGB32);
   image.fill(Qt::white);
   QPainter painter(&image);
   painter.setRenderHint(QPainter::Antialiasing);
   m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
   painter.end();
-  return image.save(path, "PNG");
+  return image;
 }
+
+QByteArray ChartPanel::pngBytes(const QSize& size) const {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  render(size).save(&buffer, "PNG");
+  return bytes;
+}
+
+bool ChartPanel::exportPng(const QString& path, const QSize& size) const { return render(size).save(path, "PNG"); }
 
 bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
   QSvgGenerator generator;

@@ -9,7 +9,9 @@
 #include <map>
 #include <optional>
 
+#include <QByteArray>
 #include <QColor>
+#include <QImage>
 #include <QJsonObject>
 #include <QPointF>
 #include <QSet>
@@ -39,6 +41,7 @@ struct CurveStyle {
   bool greyed = false;    // assumptions fail: drawn light and dashed
   QString tooltip;        // shown on hover
   bool inLegend = true;
+  bool hiddenAtFirst = false;  // starts toggled off in the legend (click to show)
 };
 
 // Removes non-finite points; on a log axis, clamps values at or below zero to `floor`.
@@ -59,6 +62,8 @@ class ChartPanel : public QWidget {
   // Fixed range on an axis (nullopt: fit the data).
   void setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range);
   void setLogFloor(double floor) { m_logFloor = floor; }
+  // Legend on the right (many curves) or at the bottom (few).
+  void setLegendOnRight(bool right);
 
   void setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style);
   void removeCurve(const QString& id);
@@ -67,6 +72,8 @@ class ChartPanel : public QWidget {
   QVector<QPointF> curvePoints(const QString& id) const;  // as given (sanitised, not decimated)
   int drawnPointCount(const QString& id) const;             // as drawn
   bool curveVisible(const QString& id) const;
+  bool curveGreyed(const QString& id) const;
+  std::optional<double> marker() const { return m_markerX; }
 
   // A vertical line marking the current value of the x knob.
   void setMarker(std::optional<double> x, const QString& label = {});
@@ -78,6 +85,8 @@ class ChartPanel : public QWidget {
   void refreshAxes();
 
   bool exportPng(const QString& path, const QSize& size = QSize(1200, 800)) const;
+  QImage render(const QSize& size) const;
+  QByteArray pngBytes(const QSize& size = QSize(900, 600)) const;
   bool exportSvg(const QString& path, const QSize& size = QSize(1200, 800)) const;
   QString curvesCsv() const;
   QJsonObject curvesJson() const;

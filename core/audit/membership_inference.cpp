@@ -1,0 +1,604 @@
+// Membership-inference audit: the IN/OUT game of Steinke, Nasr & Jagielski 2023, the loss
+// threshold attack of Yeom et al. 2018 and online LiRA of Carlini et al. 2022, the ROC and the
+// ε lower bounds (see membership_inference.h and epsilon_lower_bound.h).
+#include "audit/membership_inference.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numbers>
+#include <sstream>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "accounting/registry.h"
+#include "common/format.h"
+#include "training/rng.h"
+
+namespace dpx::core::audit {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace training;
+
+// Parts of the training::Stream::kAudit stream: each decision has its own engine, so adding
+// canaries or shadow models never changes the coins of the target run.
+enum AuditPart : std::uint64_t {
+  kTargetMembership = 1,
+  kCanaryRecords = 2,
+  kShadowMembership = 3,
+  kShadowSeeds = 4,
+  kSplitHalves = 5,
+};
+
+constexpr double kMinimumVariance = 1e-6;  // φ is a logit; below this a Gaussian fit is degenerate
+
+bool coin(Xoshiro256& engine) { return (engine() >> 63) != 0; }
+
+double uniform01(Xoshiro256& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
+
+// The pool with k canaries appended: uniformly random directions scaled to the pool's largest
+// row norm (1 under the default unit-norm scaling, so they leave the data's Lipschitz bound
+// unchanged), each with a label drawn uniformly among the classes — points far from the data
+// whose label is, for most of them, wrong for the region they sit in.
+Dataset poolWithCanaries(const Dataset& train, std::int64_t canaries, std::uint64_t seed) {
+  Dataset pool;
+  pool.name = train.name;
+  pool.numClasses = train.numClasses;
+  pool.classNames = train.classNames;
+  const Eigen::Index n = train.features.rows();
+  const Eigen::Index d = train.features.cols();
+  pool.features.resize(n + canaries, d);
+  pool.features.topRows(n) = train.features;
+  pool.labels = train.labels;
+  pool.labels.resize(static_cast<std::size_t>(n + canaries));
+  const double largest = train.maxRowNorm();
+  const double radius = largest > 0.0 ? largest : 1.0;
+  Xoshiro256 engine = streamFor(seed, Stream::kAudit, kCanaryRecords);
+  std::vector<double> direction(static_cast<std::size_t>(d));
+  for (std::int64_t c = 0; c < canaries; ++c) {
+    fillGaussian(direction, 1.0, engine);
+    double norm = 0.0;
+    for (double x : direction) norm += x * x;
+    norm = std::sqrt(norm);
+    if (!(norm > 0.0)) {
+      std::fill(direction.begin(), direction.end(), 0.0);
+      direction[0] = 1.0;
+      norm = 1.0;
+    }
+    for (Eigen::Index j = 0; j < d; ++j) {
+      pool.features(n + c, j) = static_cast<float>(radius * direction[static_cast<std::size_t>(j)] / norm);
+    }
+    const auto label = static_cast<std::int32_t>(uniform01(engine) * train.numClasses);
+    pool.labels[static_cast<std::size_t>(n + c)] = std::min(label, train.numClasses - 1);
+  }
+  return pool;
+}
+
+Dataset subset(const Dataset& pool, std::span<const std::uint8_t> included, std::int64_t count) {
+  Dataset out;
+  out.name = pool.name;
+  out.numClasses = pool.numClasses;
+  out.classNames = pool.classNames;
+  out.features.resize(count, pool.features.cols());
+  out.labels.reserve(static_cast<std::size_t>(count));
+  Eigen::Index row = 0;
+  for (std::size_t i = 0; i < included.size(); ++i) {
+    if (!included[i]) continue;
+    out.features.row(row++) = pool.features.row(static_cast<Eigen::Index>(i));
+    out.labels.push_back(pool.labels[i]);
+  }
+  return out;
+}
+
+std::int64_t countOf(std::span<const std::uint8_t> mask) {
+  std::int64_t c = 0;
+  for (std::uint8_t b : mask) c += b ? 1 : 0;
+  return c;
+}
+
+// Every record is IN for ⌊N/2⌋ or ⌈N/2⌉ of the N shadow models (a coin decides for odd N), a
+// random choice per record — Carlini et al. 2022's construction, so each record has IN and OUT
+// samples whenever N ≥ 2.
+std::vector<std::vector<std::uint8_t>> shadowMemberships(std::int64_t poolSize, int shadows, std::uint64_t seed) {
+  std::vector<std::vector<std::uint8_t>> in(static_cast<std::size_t>(shadows),
+                                            std::vector<std::uint8_t>(static_cast<std::size_t>(poolSize), 0));
+  std::vector<int> models(static_cast<std::size_t>(shadows));
+  for (std::int64_t i = 0; i < poolSize; ++i) {
+    Xoshiro256 engine = streamFor(seed, Stream::kAudit, kShadowMembership, static_cast<std::uint64_t>(i));
+    int half = shadows / 2;
+    if (shadows % 2 == 1 && coin(engine)) ++half;
+    for (int j = 0; j < shadows; ++j) models[static_cast<std::size_t>(j)] = j;
+    for (int j = 0; j < half; ++j) {  // partial Fisher–Yates: the first `half` are IN
+      const int k = j + static_cast<int>(uniform01(engine) * (shadows - j));
+      std::swap(models[static_cast<std::size_t>(j)], models[static_cast<std::size_t>(std::min(k, shadows - 1))]);
+      in[static_cast<std::size_t>(models[static_cast<std::size_t>(j)])][static_cast<std::size_t>(i)] = 1;
+    }
+  }
+  return in;
+}
+
+double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
+
+double logGaussian(double x, double mean, double variance) {
+  const double z = x - mean;
+  return -0.5 * std::log(2.0 * std::numbers::pi * variance) - z * z / (2.0 * variance);
+}
+
+// Serialises the progress of parallel jobs into one fraction, at most ~30 calls a second.
+class ProgressMeter {
+ public:
+  ProgressMeter(const std::function<void(double)>& callback, std::size_t jobs)
+      : m_callback(callback), m_fractions(jobs, 0.0) {}
+  void update(std::size_t job, double fraction) {
+    if (!m_callback) return;
+    std::lock_guard lock(m_mutex);
+    m_fractions[job] = std::clamp(fraction, m_fractions[job], 1.0);
+    const auto now = Clock::now();
+    if (now - m_last < std::chrono::milliseconds(33)) return;
+    m_last = now;
+    double sum = 0.0;
+    for (double f : m_fractions) sum += f;
+    // The statistics after training take a moment too: training is shown as 98 %.
+    m_callback(0.98 * sum / static_cast<double>(m_fractions.size()));
+  }
+  void finish() {
+    if (!m_callback) return;
+    std::lock_guard lock(m_mutex);
+    m_callback(1.0);
+  }
+
+ private:
+  const std::function<void(double)>& m_callback;
+  std::vector<double> m_fractions;
+  std::mutex m_mutex;
+  Clock::time_point m_last = Clock::now() - std::chrono::seconds(1);
+};
+
+struct ModelOutcome {
+  Status status;
+  std::vector<double> phi;  // on the audited records
+  std::optional<TrainingResult> result;  // kept for the target only
+};
+
+std::string jobName(std::size_t job) {
+  return job == 0 ? std::string("target run") : "shadow model " + std::to_string(job);
+}
+
+Status validate(const AuditConfig& config, const TrainTestSplit* data) {
+  if (!data) return Status::invalidArgument("no dataset to audit");
+  if (config.shadowModels < 1 || config.shadowModels > kMaxShadowModels) {
+    return Status::invalidArgument("shadow models = " + std::to_string(config.shadowModels) +
+                                   " is out of range: --shadow-models (reference models of the likelihood-ratio "
+                                   "attack) must be in [1, " + std::to_string(kMaxShadowModels) + "]");
+  }
+  if (!(config.confidence >= 0.5 && config.confidence < 1.0)) {
+    return Status::invalidArgument("confidence = " + formatNumber(config.confidence) +
+                                   " is out of range: --confidence must be in [0.5, 1)");
+  }
+  const std::int64_t pool = data->train.size();
+  if (config.canaries < 0) {
+    return Status::invalidArgument("canaries = " + std::to_string(config.canaries) +
+                                   " is out of range: --canaries must be in [0, " + std::to_string(pool) + "]");
+  }
+  if (config.canaries > kMaxCanaries) {
+    return Status::invalidArgument("canaries = " + std::to_string(config.canaries) + " exceeds the limit of 1e6 " +
+                                   "crafted records (--canaries)");
+  }
+  if (config.canaries > pool) {
+    return Status::invalidArgument("canaries = " + std::to_string(config.canaries) + " exceeds the pool of " +
+                                   std::to_string(pool) + " training records: --canaries must be in [0, " +
+                                   std::to_string(pool) + "]");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::vector<double> trueClassLogits(const SoftmaxModel& model, const FeatureMatrix& features,
+                                    std::span<const std::int32_t> labels) {
+  const Eigen::MatrixXd weights = model.weights().cast<double>();
+  const Eigen::RowVectorXd bias = model.bias().cast<double>();
+  const Eigen::Index n = features.rows();
+  const Eigen::Index classes = weights.cols();
+  std::vector<double> phi(static_cast<std::size_t>(n), 0.0);
+  constexpr Eigen::Index kBlock = 256;  // bounded memory whatever n
+  for (Eigen::Index begin = 0; begin < n; begin += kBlock) {
+    const Eigen::Index rows = std::min(kBlock, n - begin);
+    Eigen::MatrixXd z = features.middleRows(begin, rows).cast<double>() * weights;
+    z.rowwise() += bias;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const int y = labels[static_cast<std::size_t>(begin + i)];
+      double top = -std::numeric_limits<double>::infinity();
+      for (Eigen::Index j = 0; j < classes; ++j) {
+        if (j != y) top = std::max(top, z(i, j));
+      }
+      double sum = 0.0;
+      for (Eigen::Index j = 0; j < classes; ++j) {
+        if (j != y) sum += std::exp(z(i, j) - top);
+      }
+      phi[static_cast<std::size_t>(begin + i)] = z(i, y) - top - std::log(sum);
+    }
+  }
+  return phi;
+}
+
+std::vector<double> liraScores(std::span<const double> targetPhi, const std::vector<std::vector<double>>& shadowPhi,
+                               const std::vector<std::vector<std::uint8_t>>& shadowIn) {
+  const std::size_t m = targetPhi.size();
+  struct Side {
+    std::vector<double> mean, m2;
+    std::vector<std::int64_t> count;
+    double pooledVariance = 1.0;
+    double globalMean = 0.0;
+  };
+  Side side[2];  // 0: OUT, 1: IN
+  for (Side& s : side) {
+    s.mean.assign(m, 0.0);
+    s.m2.assign(m, 0.0);
+    s.count.assign(m, 0);
+  }
+  // Welford per record and side.
+  for (std::size_t j = 0; j < shadowPhi.size(); ++j) {
+    for (std::size_t i = 0; i < m; ++i) {
+      Side& s = side[shadowIn[j][i] ? 1 : 0];
+      const double x = shadowPhi[j][i];
+      const double n = static_cast<double>(++s.count[i]);
+      const double d = x - s.mean[i];
+      s.mean[i] += d / n;
+      s.m2[i] += d * (x - s.mean[i]);
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    Side& s = side[k];
+    double within = 0.0;
+    double dof = 0.0;
+    double total = 0.0;
+    double samples = 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+      total += s.mean[i] * static_cast<double>(s.count[i]);
+      samples += static_cast<double>(s.count[i]);
+      if (s.count[i] >= 2) {
+        within += s.m2[i];
+        dof += static_cast<double>(s.count[i] - 1);
+      }
+    }
+    s.globalMean = samples > 0.0 ? total / samples : 0.0;
+    if (dof > 0.0) {
+      s.pooledVariance = within / dof;
+    } else if (samples >= 2.0) {
+      // At most one sample per record (N ≤ 2): the spread of the side around its global mean.
+      double spread = 0.0;
+      for (std::size_t j = 0; j < shadowPhi.size(); ++j) {
+        for (std::size_t i = 0; i < m; ++i) {
+          if ((shadowIn[j][i] ? 1 : 0) != k) continue;
+          const double d = shadowPhi[j][i] - s.globalMean;
+          spread += d * d;
+        }
+      }
+      s.pooledVariance = spread / (samples - 1.0);
+    }
+    s.pooledVariance = std::max(s.pooledVariance, kMinimumVariance);
+  }
+  std::vector<double> scores(m, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    double logLikelihood[2];
+    for (int k = 0; k < 2; ++k) {
+      const Side& s = side[k];
+      const double mean = s.count[i] > 0 ? s.mean[i] : s.globalMean;
+      const double variance =
+          s.count[i] >= 2 ? std::max(s.m2[i] / static_cast<double>(s.count[i] - 1), kMinimumVariance) : s.pooledVariance;
+      logLikelihood[k] = logGaussian(targetPhi[i], mean, variance);
+    }
+    scores[i] = logLikelihood[1] - logLikelihood[0];
+  }
+  return scores;
+}
+
+Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const TrainTestSplit> data,
+                             const AuditConfig& config) {
+  try {
+    DPX_RETURN_IF_ERROR(validate(config, data.get()));
+    const auto start = Clock::now();
+    const TrainerConfig& base = configured.config();
+    const std::uint64_t seed = base.seed;
+    const Dataset pool = poolWithCanaries(data->train, config.canaries, seed);
+    const std::int64_t poolSize = pool.size();
+    const int shadows = config.shadowModels;
+    const std::size_t jobs = static_cast<std::size_t>(shadows) + 1;
+
+    // Memberships: job 0 is the target (independent coins), jobs 1…N the shadow models.
+    std::vector<std::vector<std::uint8_t>> included;
+    included.reserve(jobs);
+    {
+      std::vector<std::uint8_t> target(static_cast<std::size_t>(poolSize));
+      Xoshiro256 engine = streamFor(seed, Stream::kAudit, kTargetMembership);
+      for (std::uint8_t& b : target) b = coin(engine) ? 1 : 0;
+      included.push_back(std::move(target));
+      for (std::vector<std::uint8_t>& s : shadowMemberships(poolSize, shadows, seed)) included.push_back(std::move(s));
+    }
+    std::vector<std::uint64_t> seeds(jobs, seed);
+    for (std::size_t j = 1; j < jobs; ++j) seeds[j] = streamFor(seed, Stream::kAudit, kShadowSeeds, j)();
+
+    // Each run must be trainable: at least 10 records and a batch no larger than its data.
+    const std::int64_t needed = std::max<std::int64_t>(10, base.knobs.m);
+    for (std::size_t j = 0; j < jobs; ++j) {
+      const std::int64_t size = countOf(included[j]);
+      if (size < needed) {
+        return Status::invalidArgument(
+            "the audit trains on random halves of the " + std::to_string(poolSize) + " pooled records, and the " +
+            jobName(j) + " drew only " + std::to_string(size) + ": that is below " +
+            (base.knobs.m >= 10 ? "the batch size m = " + std::to_string(base.knobs.m) + " (lower --m)"
+                                : std::string("the trainer's minimum of 10 records")) +
+            " — use more data");
+      }
+    }
+
+    // The audited records: the canaries when there are any (the worst case), else the pool.
+    const std::int64_t firstAudited = config.canaries > 0 ? data->train.size() : 0;
+    const std::int64_t audited = poolSize - firstAudited;
+    const FeatureMatrix auditedFeatures = pool.features.bottomRows(audited);
+    const std::vector<std::int32_t> auditedLabels(pool.labels.begin() + firstAudited, pool.labels.end());
+
+    std::vector<ModelOutcome> outcomes(jobs);
+    ProgressMeter meter(config.progress, jobs);
+    auto cancelRequested = [&] { return config.cancel && config.cancel->load(std::memory_order_relaxed); };
+    auto train = [&](std::size_t job) {
+      ModelOutcome& out = outcomes[job];
+      if (cancelRequested()) {
+        out.status = Status::cancelled("audit cancelled");
+        return;
+      }
+      try {
+        auto split = std::make_shared<TrainTestSplit>();
+        split->train = subset(pool, included[job], countOf(included[job]));
+        split->test = data->test;
+        TrainerConfig c = base;
+        c.threads = 1;  // the parallelism is across models
+        c.seed = seeds[job];
+        Result<std::unique_ptr<Trainer>> trainer = Trainer::create(c, split);
+        if (!trainer) {
+          out.status = trainer.status().withContext(jobName(job));
+          return;
+        }
+        TrainingControl control;
+        TrainerCallbacks callbacks;
+        callbacks.progress = [&](double fraction, std::int64_t) {
+          if (cancelRequested()) control.requestCancel();
+          meter.update(job, fraction);
+        };
+        Result<TrainingResult> result = (*trainer)->run(&control, callbacks);
+        if (!result) {
+          out.status = result.status().withContext(jobName(job));
+          return;
+        }
+        if (result->cancelled) {
+          out.status = Status::cancelled("audit cancelled");
+          return;
+        }
+        out.phi = trueClassLogits(result->model, auditedFeatures, auditedLabels);
+        meter.update(job, 1.0);
+        if (job == 0) out.result = std::move(*result);
+      } catch (const std::exception& e) {
+        out.status = Status::numericalIssue(jobName(job) + ": " + e.what());
+      }
+    };
+    {
+      tbb::task_arena arena(base.threads > 0 ? base.threads : tbb::task_arena::automatic);
+      arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, jobs, [&](std::size_t job) { train(job); });
+      });
+    }
+    if (cancelRequested()) return Status::cancelled("audit cancelled");
+    for (const ModelOutcome& o : outcomes) {
+      if (!o.status.isOk()) return o.status;
+    }
+
+    AuditReport report;
+    report.training = std::move(*outcomes[0].result);
+    report.confidence = config.confidence;
+    report.delta = report.training.delta;
+    report.epsilonUpperBound = report.training.epsilon;
+    report.accountant = report.training.run.accountant;
+    report.poolSize = poolSize;
+    report.canaries = config.canaries;
+    report.auditedRecords = audited;
+    report.targetRecords = countOf(included[0]);
+    report.shadowModels = shadows;
+
+    const std::span<const std::uint8_t> targetIn(included[0]);
+    const std::vector<std::uint8_t> members(targetIn.begin() + firstAudited, targetIn.end());
+    report.auditedMembers = countOf(members);
+    const std::vector<double>& targetPhi = outcomes[0].phi;
+    std::vector<std::vector<double>> shadowPhi;
+    std::vector<std::vector<std::uint8_t>> shadowIn;
+    for (std::size_t j = 1; j < jobs; ++j) {
+      shadowPhi.push_back(std::move(outcomes[j].phi));
+      shadowIn.emplace_back(included[j].begin() + firstAudited, included[j].end());
+    }
+
+    std::vector<std::vector<double>> scores(2);
+    // −loss: the cross-entropy of the true class is log(1 + e^{−φ}).
+    for (double phi : targetPhi) scores[0].push_back(-softplus(-phi));
+    scores[1] = liraScores(targetPhi, shadowPhi, shadowIn);
+
+    std::vector<std::uint8_t> selectionHalf(members.size());
+    {
+      Xoshiro256 engine = streamFor(seed, Stream::kAudit, kSplitHalves);
+      for (std::uint8_t& b : selectionHalf) b = coin(engine) ? 1 : 0;
+    }
+    Result<std::vector<OneRunBound>> oneRun = oneRunAudit(scores, members, report.delta, config.confidence);
+    if (!oneRun) return oneRun.status().withContext("one-run ε lower bound");
+    Result<std::vector<SplitBound>> split =
+        splitClopperPearsonAudit(scores, members, selectionHalf, report.delta, config.confidence);
+    if (!split) return split.status().withContext("Clopper–Pearson ε estimate");
+
+    const char* ids[2] = {"loss-threshold", "lira"};
+    const char* names[2] = {"loss threshold", "likelihood ratio (LiRA, online)"};
+    const char* citations[2] = {"Yeom, Giacomelli, Fredrikson & Jha 2018",
+                                "Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022"};
+    for (std::size_t a = 0; a < 2; ++a) {
+      AttackReport attack;
+      attack.id = ids[a];
+      attack.name = names[a];
+      attack.citation = citations[a];
+      attack.roc = rocCurve(scores[a], members);
+      attack.auc = areaUnderCurve(attack.roc);
+      attack.tprAtFpr1e3 = tprAtFpr(attack.roc, 1e-3);
+      attack.tprAtFpr1e2 = tprAtFpr(attack.roc, 1e-2);
+      attack.tradeoff = tradeoffPoints(attack.roc);
+      attack.oneRun = (*oneRun)[a];
+      attack.split = (*split)[a];
+      attack.scores = std::move(scores[a]);
+      report.epsilonLowerBound = std::max(report.epsilonLowerBound, attack.oneRun.epsilon);
+      report.epsilonLowerBoundCp = std::max(report.epsilonLowerBoundCp, attack.split.epsilon);
+      report.attacks.push_back(std::move(attack));
+    }
+    report.bestAttack = report.attacks[1].auc > report.attacks[0].auc ? 1 : 0;
+    const OneRunBound& any = report.attacks[0].oneRun;
+    report.boundMethod = "one-run (Steinke, Nasr & Jagielski 2023, Thm 3.1), " + std::to_string(any.tests) +
+                         " tests (guess rules x attacks), Bonferroni";
+
+    std::vector<std::string>& notes = report.notes;
+    notes.push_back("each of the " + std::to_string(poolSize) + " pooled records was included with probability 1/2: "
+                    "the target trained on " + std::to_string(report.targetRecords) + "; " +
+                    std::to_string(audited) + " audited (" + (config.canaries > 0 ? "the canaries" : "the whole pool") +
+                    "), " + std::to_string(report.auditedMembers) + " of them members");
+    notes.push_back("one-run bound: m = " + std::to_string(audited) + " audited records, significance " +
+                    formatNumber(1.0 - config.confidence) + " split over " + std::to_string(any.tests) +
+                    " tests (each at confidence " + formatNumber(any.testConfidence, 6) + ")");
+    notes.push_back("epsilon_lower_bound_cp: Clopper-Pearson on a held-out half with the threshold chosen on the "
+                    "other half; the records share one training run, so they are not independent trials and this "
+                    "is an estimate, not a bound");
+    if (members.empty() || report.auditedMembers == 0 || report.auditedMembers == audited) {
+      notes.push_back("all audited records fell on one side (IN or OUT): the ROC is degenerate; use more records");
+    }
+    if (!report.epsilonUpperBound) {
+      notes.push_back(std::string(mechanismId(report.training.run.mechanism)) +
+                      " is not private: there is no proven upper bound to compare with");
+    }
+    if (const accounting::Accountant* acc = accounting::findAccountant(report.accountant);
+        acc && acc->assumptions().neighbouring == Neighbouring::kReplaceOne) {
+      notes.push_back(report.accountant + " proves ε for replace-one neighbours, while the audit's IN/OUT game adds "
+                      "or removes records: the comparison is indicative, not a theorem");
+    }
+    if (!report.training.run.violations.empty()) {
+      notes.push_back("the target run violates assumptions of its accountant, so its ε may not be a valid upper "
+                      "bound (see violations)");
+    }
+    flagContradiction(report);
+    report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    meter.finish();
+    return report;
+  } catch (const std::exception& e) {
+    return Status::numericalIssue(std::string("audit failed: ") + e.what());
+  }
+}
+
+void flagContradiction(AuditReport& report) {
+  report.contradiction = report.epsilonUpperBound && report.epsilonLowerBound > *report.epsilonUpperBound;
+  report.message.clear();
+  if (!report.contradiction) return;
+  report.message = "CONTRADICTION: the audit proves ε ≥ " + formatNumber(report.epsilonLowerBound, 6) +
+                   " (confidence " + formatNumber(report.confidence) + ", δ = " + formatNumber(report.delta) +
+                   "), above the ε = " + formatNumber(*report.epsilonUpperBound, 6) + " that " +
+                   (report.accountant.empty() ? std::string("the accountant") : report.accountant) +
+                   " proved for this run: the trainer or the accountant has a bug";
+}
+
+namespace {
+
+void writePairs(JsonWriter& json, std::string_view key, const std::vector<RocPoint>& points, bool tradeoff) {
+  json.key(key).beginArray();
+  for (const RocPoint& p : points) {
+    json.beginArray().value(p.fpr).value(tradeoff ? 1.0 - p.tpr : p.tpr).endArray();
+  }
+  json.endArray();
+}
+
+void writeTprAtFpr(JsonWriter& json, const AttackReport& a) {
+  json.key("tpr_at_fpr").beginObject().field("0.001", a.tprAtFpr1e3).field("0.01", a.tprAtFpr1e2).endObject();
+}
+
+}  // namespace
+
+void writeAuditJson(JsonWriter& json, const AuditReport& report) {
+  const AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
+  const std::vector<RocPoint> bestRoc = thinRoc(best.roc);
+  json.field("attack", best.id);
+  writePairs(json, "roc", bestRoc, false);
+  json.field("auc", best.auc);
+  writeTprAtFpr(json, best);
+  writePairs(json, "tradeoff", bestRoc, true);
+  json.field("epsilon_lower_bound", report.epsilonLowerBound);
+  json.field("confidence", report.confidence);
+  json.field("bound_method", report.boundMethod);
+  json.field("epsilon_lower_bound_cp", report.epsilonLowerBoundCp);
+  json.key("epsilon_upper_bound");
+  if (report.epsilonUpperBound) {
+    json.value(*report.epsilonUpperBound);
+  } else {
+    json.null();
+  }
+  json.field("upper_bound_accountant", report.accountant);
+  json.field("contradiction", report.contradiction);
+  json.field("message", report.message);
+  json.field("pool_size", report.poolSize).field("canaries", report.canaries);
+  json.field("audited_records", report.auditedRecords).field("audited_members", report.auditedMembers);
+  json.field("target_records", report.targetRecords).field("shadow_models", report.shadowModels);
+  json.field("audit_seconds", report.seconds);
+  json.key("audit_notes").beginArray();
+  for (const std::string& n : report.notes) json.value(n);
+  json.endArray();
+  json.key("attacks").beginArray();
+  for (const AttackReport& a : report.attacks) {
+    json.beginObject().field("id", a.id).field("name", a.name).field("citation", a.citation);
+    json.field("auc", a.auc);
+    writeTprAtFpr(json, a);
+    const std::vector<RocPoint> roc = thinRoc(a.roc);
+    writePairs(json, "roc", roc, false);
+    writePairs(json, "tradeoff", roc, true);
+    json.key("one_run").beginObject().field("epsilon", a.oneRun.epsilon).field("k_plus", a.oneRun.rule.kPlus);
+    json.field("k_minus", a.oneRun.rule.kMinus).field("guesses", a.oneRun.guesses).field("correct", a.oneRun.correct);
+    json.field("examples", a.oneRun.examples).field("tests", a.oneRun.tests);
+    json.field("test_confidence", a.oneRun.testConfidence).endObject();
+    json.key("split_cp").beginObject().field("epsilon", a.split.epsilon).field("threshold", a.split.threshold);
+    json.field("fpr", a.split.fpr).field("fnr", a.split.fnr).field("fpr_upper", a.split.fprUpper);
+    json.field("fnr_upper", a.split.fnrUpper).field("positives", a.split.positives);
+    json.field("negatives", a.split.negatives).endObject();
+    json.endObject();
+  }
+  json.endArray();
+}
+
+std::string describeAudit(const AuditReport& report) {
+  std::ostringstream out;
+  if (report.contradiction) out << "!!! " << report.message << " !!!\n";
+  const TrainingResult& t = report.training;
+  out << "membership-inference audit of " << mechanismId(t.run.mechanism) << ": " << report.shadowModels
+      << " shadow models, " << report.auditedRecords << " audited records ("
+      << (report.canaries > 0 ? std::to_string(report.canaries) + " canaries" : std::string("the whole pool")) << ", "
+      << report.auditedMembers << " members), " << formatNumber(report.seconds, 4) << " s\n";
+  out << "target run: " << report.targetRecords << " records, test accuracy " << formatNumber(100 * t.finalTestAccuracy, 4)
+      << "%, train " << formatNumber(100 * t.finalTrainAccuracy, 4) << "%\n";
+  for (const AttackReport& a : report.attacks) {
+    out << "  " << a.name << ": AUC " << formatNumber(a.auc, 4) << ", TPR " << formatNumber(a.tprAtFpr1e3, 4)
+        << " at FPR 0.001, " << formatNumber(a.tprAtFpr1e2, 4) << " at FPR 0.01; one-run ε ≥ "
+        << formatNumber(a.oneRun.epsilon, 4) << " (" << a.oneRun.correct << "/" << a.oneRun.guesses
+        << " correct guesses), split Clopper-Pearson ε ≈ " << formatNumber(a.split.epsilon, 4) << "\n";
+  }
+  out << "empirical ε ≥ " << formatNumber(report.epsilonLowerBound, 6) << " at δ = " << formatNumber(report.delta)
+      << " with confidence " << formatNumber(report.confidence) << " (" << report.boundMethod << ")\n";
+  if (report.epsilonUpperBound) {
+    out << "proven ε ≤ " << formatNumber(*report.epsilonUpperBound, 6) << " (" << report.accountant << "): "
+        << (report.contradiction ? "CONTRADICTED" : "consistent with the audit") << "\n";
+  } else {
+    out << "no proven upper bound (not private)\n";
+  }
+  for (const std::string& n : report.notes) out << "note: " << n << "\n";
+  return out.str();
+}
+
+}  // namespace dpx::core::audit

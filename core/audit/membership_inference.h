@@ -1,0 +1,128 @@
+// Membership-inference audit of a trained logistic-regression model (SPEC §3 chart 3, §5
+// `dpx audit`): the strongest check of a DP claim is an attack that tries to break it.
+//
+// The game (Steinke, Nasr & Jagielski 2023, "Privacy Auditing with One (1) Training Run"):
+// every record of the training pool — plus k crafted canaries — is included in the target run
+// independently with probability 1/2 (seeded coins). The target model is trained with the
+// user's TrainerConfig (mechanism, knobs, epochs, target-ε mode) on the included records; its
+// accountant's ε is the proven upper bound the audit is checked against.
+//
+// Attacks, each giving a score per audited record (higher = more likely a member):
+//  - loss threshold (Yeom, Giacomelli, Fredrikson & Jha 2018): −cross-entropy of the target
+//    model on the record;
+//  - LiRA, online (Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022, "Membership Inference
+//    Attacks From First Principles", §IV): N reference ("shadow") models trained on random
+//    halves of the pool, each record IN for half of them; φ = log(p_y/(1 − p_y)) (the logit of
+//    the model's true-class probability); Gaussians fitted to φ over the shadow models where the
+//    record was IN and where it was OUT; score = log N(φ_target; μ_in, σ_in²) −
+//    log N(φ_target; μ_out, σ_out²). A side with fewer than 2 samples uses the pooled
+//    within-record variance of that side (their "global variance", §VI-B, recommended for
+//    few shadow models) and, with none, the side's pooled mean.
+//
+// Audited records: the canaries when k > 0 (the worst case: mislabelled points far from the
+// data, Jagielski et al. 2020 / Nasr et al. 2021), else the whole pool. Outputs per attack: ROC,
+// AUC, TPR at FPR 1e−3 and 1e−2, trade-off points (x = FPR, y = 1 − TPR); and the ε lower bounds
+// of epsilon_lower_bound.h: the one-run bound (rigorous, Bonferroni over rules × attacks) and
+// the split Clopper–Pearson estimate. A lower bound above the run's proven ε is a contradiction:
+// a bug in the trainer or in the accountant, and the report says so loudly.
+//
+// Cost: N + 1 small models, trained in parallel with oneTBB (one thread each, inside an arena of
+// the configured thread count); results are bit-identical for a seed whatever the thread count.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "audit/epsilon_lower_bound.h"
+#include "audit/roc.h"
+#include "common/status.h"
+#include "io/json_writer.h"
+#include "training/trainer.h"
+
+namespace dpx::core::audit {
+
+inline constexpr int kMaxShadowModels = 1024;
+inline constexpr std::int64_t kMaxCanaries = 1'000'000;
+
+struct AuditConfig {
+  int shadowModels = 16;      // reference models for LiRA, in [1, 1024]
+  std::int64_t canaries = 0;  // crafted records audited instead of the pool, in [0, min(pool, 1e6)]
+  double confidence = 0.95;   // of the ε lower bounds, in [0.5, 1)
+  // Fraction done in [0, 1], from worker threads (serialised by the audit), ~30 times a second.
+  std::function<void(double)> progress;
+  // Set to true to stop: the audit returns StatusCode::kCancelled within one training step.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct AttackReport {
+  std::string id;    // "loss-threshold" | "lira"
+  std::string name;  // for people
+  std::string citation;
+  std::vector<RocPoint> roc;  // every distinct score (thinRoc() for display)
+  double auc = 0.5;
+  double tprAtFpr1e3 = 0.0;
+  double tprAtFpr1e2 = 0.0;
+  std::vector<TradeoffPoint> tradeoff;  // (FPR, 1 − TPR) of every ROC point
+  OneRunBound oneRun;
+  SplitBound split;
+  std::vector<double> scores;  // per audited record
+};
+
+struct AuditReport {
+  training::TrainingResult training;  // the target run (its model, history and ε)
+  std::vector<AttackReport> attacks;  // loss threshold, then LiRA
+  int bestAttack = 0;                 // index of the largest AUC (ROC/AUC keys of the JSON)
+  double epsilonLowerBound = 0.0;     // one-run bound, max over attacks, at `confidence`
+  double epsilonLowerBoundCp = 0.0;   // split Clopper–Pearson estimate, max over attacks
+  std::string boundMethod;            // names the method of epsilonLowerBound
+  double confidence = 0.95;
+  double delta = 0.0;                       // δ of both the bound and the run's guarantee
+  std::optional<double> epsilonUpperBound;  // the target run's accountant ε (absent for sgd)
+  std::string accountant;                   // who proved it
+  bool contradiction = false;               // epsilonLowerBound > epsilonUpperBound
+  std::string message;                      // the loud one when contradiction, else empty
+  std::int64_t poolSize = 0;        // training records + canaries
+  std::int64_t canaries = 0;
+  std::int64_t auditedRecords = 0;  // canaries if any, else the pool
+  std::int64_t auditedMembers = 0;  // audited records in the target run
+  std::int64_t targetRecords = 0;   // records the target was trained on
+  int shadowModels = 0;
+  std::vector<std::string> notes;   // what was decided and why (caveats included)
+  double seconds = 0.0;
+};
+
+// Runs the audit with the configuration of `configured` (Trainer::create already validated
+// it on `data`); the pool is data->train, the test set is kept for accuracies. Errors name the
+// parameter and its range ("--shadow-models", "canaries = k exceeds …").
+Result<AuditReport> runAudit(const training::Trainer& configured, std::shared_ptr<const training::TrainTestSplit> data,
+                             const AuditConfig& config);
+
+// φ = log(p_y/(1 − p_y)) of the model on each row, in double: z_y − log Σ_{j≠y} e^{z_j}.
+std::vector<double> trueClassLogits(const training::SoftmaxModel& model, const training::FeatureMatrix& features,
+                                    std::span<const std::int32_t> labels);
+
+// LiRA scores (see above). shadowPhi[j][i] and shadowIn[j][i] for shadow model j and audited
+// record i; every vector has targetPhi.size() entries.
+std::vector<double> liraScores(std::span<const double> targetPhi, const std::vector<std::vector<double>>& shadowPhi,
+                               const std::vector<std::vector<std::uint8_t>>& shadowIn);
+
+// Sets `contradiction` and the loud `message` when epsilonLowerBound exceeds epsilonUpperBound
+// (runAudit calls it; public so the rule is testable without a broken trainer).
+void flagContradiction(AuditReport& report);
+
+// The audit keys of SPEC §5, written into an object the caller has opened (after the `train`
+// keys): roc ([[fpr, tpr], …] of the best attack, thinned), auc, tpr_at_fpr {"0.001", "0.01"},
+// tradeoff, epsilon_lower_bound, confidence, bound_method, epsilon_lower_bound_cp,
+// epsilon_upper_bound, contradiction, message, counts, audit_notes and `attacks` (details).
+void writeAuditJson(JsonWriter& json, const AuditReport& report);
+
+// The report for people, several lines; the contradiction, if any, first and in capitals.
+std::string describeAudit(const AuditReport& report);
+
+}  // namespace dpx::core::audit

@@ -1,0 +1,37 @@
+// Every accountant's answer for the run in one table: ε at δ with its kind (upper bound /
+// estimate / lower bound), the optimal Rényi order, its native parameters, and the assumptions
+// the run violates, in words. The exact `pld` row fills in when its background job finishes.
+#pragma once
+
+#include <optional>
+
+#include <QTableWidget>
+
+#include "compute/analytics.h"
+#include "compute/slow_analytics.h"
+
+namespace dpx::ui {
+
+class AccountantTable : public QTableWidget {
+  Q_OBJECT
+ public:
+  explicit AccountantTable(QWidget* parent = nullptr);
+  void showAnalytics(const AnalyticsSnapshot& snapshot);
+  void showPld(const PldSnapshot& snapshot);
+  void showPldProgress(double fraction);
+  void clearPld();
+  // Rows as text (report export, tests): one vector per row.
+  std::vector<QStringList> rowsText() const;
+  static QStringList headers();
+
+ private:
+  void writeRow(int row, const AccountantSummary& summary);
+  void writePldRow();
+  std::optional<AccountantSummary> m_pld;
+  QString m_pldStatus;
+  int m_analyticRows = 0;
+};
+
+QString describeNative(const std::vector<core::accounting::NativeValue>& native);
+
+}  // namespace dpx::ui

@@ -1,0 +1,57 @@
+// The membership-inference audit in the GUI (issue: audit view): attack the model the trainer
+// panel's settings produce, draw the empirical ROC points on the trade-off plane over the
+// theoretical curve of the run's proven ε, and state the empirical ε lower bound next to the
+// accountant's upper bound — loudly when the lower bound exceeds it.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QWidget>
+
+#include "audit/membership_inference.h"
+#include "charts/chart_panel.h"
+#include "compute/background_job.h"
+
+namespace dpx::ui {
+
+class TrainerPanel;
+
+class AuditPanel : public QWidget {
+  Q_OBJECT
+ public:
+  AuditPanel(TrainerPanel* trainer, QWidget* parent = nullptr);
+  void runAudit();
+  const std::optional<core::audit::AuditReport>& report() const { return m_report; }
+  QString reportSection() const;  // HTML for the exported report
+  ChartPanel* chart() const { return m_chart; }
+  QSpinBox* shadowBox() const { return m_shadows; }
+  QSpinBox* canaryBox() const { return m_canaries; }
+  QLabel* summary() const { return m_summary; }
+  BackgroundJob* job() { return &m_job; }
+
+ Q_SIGNALS:
+  // (FPR, 1 − TPR) of the strongest attack, for the explorer's trade-off chart.
+  void auditFinished(const QVector<QPointF>& tradeoff, const QString& label);
+
+ private:
+  void show(const core::audit::AuditReport& report);
+  TrainerPanel* m_trainer;
+  QComboBox* m_mechanism;
+  QSpinBox* m_shadows;
+  QSpinBox* m_canaries;
+  QPushButton* m_run;
+  QPushButton* m_cancel;
+  QProgressBar* m_progress;
+  QLabel* m_summary;
+  ChartPanel* m_chart;
+  BackgroundJob m_job{true};
+  std::optional<core::audit::AuditReport> m_report;
+};
+
+}  // namespace dpx::ui

@@ -1,0 +1,202 @@
+#include "charts/explorer_charts.h"
+
+#include <QSet>
+
+#include "common/format.h"
+
+namespace dpx::ui {
+
+CurveStyle styleFor(const PlotCurve& curve) {
+  CurveStyle style;
+  style.color = QColor::fromRgb(accountantColor(curve.accountant));
+  if (curve.accountant.empty()) style.color = QColor(120, 120, 120);
+  style.pen = curve.dashed ? Qt::DashLine : Qt::SolidLine;
+  style.width = curve.dashed ? 1.5 : 2.2;
+  style.greyed = curve.greyed;
+  style.tooltip = QString::fromStdString(curve.tooltip);
+  // Variants are there to teach; they start hidden so the headline bounds set the scale.
+  style.hiddenAtFirst = curve.dashed && curve.id.find(':') != std::string::npos && curve.id.rfind("fed:", 0) != 0 &&
+                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0;
+  return style;
+}
+
+QVector<QPointF> toPoints(const PlotCurve& curve) {
+  QVector<QPointF> points;
+  points.reserve(static_cast<qsizetype>(curve.x.size()));
+  for (std::size_t i = 0; i < curve.x.size() && i < curve.y.size(); ++i) points.push_back({curve.x[i], curve.y[i]});
+  return points;
+}
+
+namespace {
+
+void showCurves(ChartPanel* chart, const std::vector<PlotCurve>& curves, const QStringList& extraKeep = {}) {
+  QSet<QString> keep(extraKeep.begin(), extraKeep.end());
+  for (const PlotCurve& c : curves) {
+    const QString id = QString::fromStdString(c.id);
+    keep.insert(id);
+    chart->setCurve(id, QString::fromStdString(c.label), toPoints(c), styleFor(c));
+  }
+  chart->removeCurvesExcept(keep);
+}
+
+}  // namespace
+
+ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
+  m_epsilon = new ChartPanel(QStringLiteral("ε(δ) vs steps"), QStringLiteral("steps K"), QStringLiteral("ε"), parent);
+  m_epsilon->setObjectName(QStringLiteral("epsilonChart"));
+  m_epsilon->setLogAxis(Qt::Horizontal, true);
+  m_epsilon->setLogAxis(Qt::Vertical, true);
+  m_epsilon->setLogFloor(1e-6);
+  m_rdp = new ChartPanel(QStringLiteral("Rényi DP of the run"), QStringLiteral("order α"), QStringLiteral("ε_α"), parent);
+  m_rdp->setObjectName(QStringLiteral("rdpChart"));
+  m_rdp->setLogAxis(Qt::Horizontal, true);
+  m_rdp->setLogAxis(Qt::Vertical, true);
+  m_rdp->setLogFloor(1e-12);
+  m_rdp->setFixedRange(Qt::Horizontal, std::make_pair(1.0, 1024.0));  // the order grid
+  m_tradeoff = new ChartPanel(QStringLiteral("Trade-off: hypothesis testing"), QStringLiteral("type I error (FPR)"),
+                              QStringLiteral("type II error (1 − TPR)"), parent);
+  m_tradeoff->setObjectName(QStringLiteral("tradeoffChart"));
+  m_tradeoff->setFixedRange(Qt::Horizontal, std::make_pair(0.0, 1.0));
+  m_tradeoff->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
+  m_stepsize = new ChartPanel(QStringLiteral("Step-size bounds (seed 004, Fig. 1)"), QStringLiteral("target ε"),
+                              QStringLiteral("largest step size η"), parent);
+  m_stepsize->setObjectName(QStringLiteral("stepsizeChart"));
+  m_stepsize->setLogAxis(Qt::Horizontal, true);
+  m_stepsize->setLogAxis(Qt::Vertical, true);
+  m_stepsize->setLogFloor(1e-12);
+  m_stepsize->setMessage(QStringLiteral("computing step-size bounds…"));
+  for (ChartPanel* c : {m_epsilon, m_rdp, m_tradeoff, m_stepsize}) c->setLegendOnRight(true);
+}
+
+void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
+  m_epsilon->setAxisTitle(Qt::Horizontal, s.epochsAxis ? QStringLiteral("epochs") : QStringLiteral("steps K"));
+  QStringList keep;
+  if (m_pldShown) keep << QStringLiteral("pld") << QStringLiteral("pld:lower");
+  showCurves(m_epsilon, s.epsilonCurves, keep);
+  m_epsilon->setMarker(s.currentX, s.epochsAxis ? QStringLiteral("current epochs") : QStringLiteral("current K"));
+  m_epsilon->refreshAxes();
+  showCurves(m_rdp, s.rdpCurves);
+  m_rdp->setMarker(s.params.alpha, QStringLiteral("α"));
+  m_rdp->refreshAxes();
+  m_tradeoffCurves = s.tradeoffCurves;
+  redrawTradeoff();
+  Q_EMIT updated();
+}
+
+void ExplorerCharts::showPld(const PldSnapshot& s) {
+  m_pldShown = true;
+  if (!s.epsilonUpper.x.empty()) {
+    m_epsilon->setCurve(QStringLiteral("pld"), QString::fromStdString(s.epsilonUpper.label), toPoints(s.epsilonUpper),
+                        styleFor(s.epsilonUpper));
+    m_epsilon->setCurve(QStringLiteral("pld:lower"), QString::fromStdString(s.epsilonLower.label),
+                        toPoints(s.epsilonLower), styleFor(s.epsilonLower));
+    m_epsilon->refreshAxes();
+  }
+  if (!s.tradeoff.x.empty()) m_pldTradeoff = s.tradeoff;
+  redrawTradeoff();
+}
+
+void ExplorerCharts::clearPld() {
+  m_pldShown = false;
+  m_pldTradeoff.reset();
+  m_epsilon->removeCurve(QStringLiteral("pld"));
+  m_epsilon->removeCurve(QStringLiteral("pld:lower"));
+  redrawTradeoff();
+}
+
+void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
+  std::vector<PlotCurve> curves = s.curves;
+  if (!s.curves.empty() && !s.curves.front().x.empty()) {
+    const double lo = s.curves.front().x.front();
+    const double hi = s.curves.front().x.back();
+    for (const core::accounting::StepSizeLimit& l : s.limits) {
+      if (l.id == "sgmcmc_upper") continue;  // N/L² is far above every other line
+      PlotCurve c;
+      c.id = "limit:" + l.id;
+      c.label = l.label;
+      c.dashed = true;
+      c.tooltip = "smoothness limit (SPEC §2.8): " + l.label + " = " + core::formatNumber(l.eta, 4);
+      c.x = {lo, hi};
+      c.y = {l.eta, l.eta};
+      curves.push_back(std::move(c));
+    }
+    PlotCurve current;
+    current.id = "current";
+    current.label = "current η = " + core::formatNumber(s.params.eta, 4);
+    current.accountant = "pld";
+    current.x = {lo, hi};
+    current.y = {s.params.eta, s.params.eta};
+    current.tooltip = s.epsilonAtCurrentEta ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) +
+                                                  " (sgmcmc, fixed step)"
+                                            : "the current step size";
+    curves.push_back(std::move(current));
+  }
+  showCurves(m_stepsize, curves);
+  m_stepsize->setMessage(s.error.empty() ? QString() : QString::fromStdString(s.error));
+  m_stepsize->refreshAxes();
+}
+
+void ExplorerCharts::showAudit(const QVector<QPointF>& points, const QString& label) {
+  PlotCurve c;
+  c.id = "audit";
+  c.label = label.toStdString();
+  c.accountant = "audit";
+  for (const QPointF& p : points) {
+    c.x.push_back(p.x());
+    c.y.push_back(p.y());
+  }
+  c.tooltip = "empirical membership-inference attack on the trained model: every theoretical curve must lie below it";
+  m_audit = c;
+  redrawTradeoff();
+}
+
+void ExplorerCharts::clearAudit() {
+  m_audit.reset();
+  redrawTradeoff();
+}
+
+void ExplorerCharts::setRocView(bool roc) {
+  if (m_roc == roc) return;
+  m_roc = roc;
+  m_tradeoff->setLogAxis(Qt::Horizontal, roc);
+  m_tradeoff->setLogAxis(Qt::Vertical, roc);
+  m_tradeoff->setFixedRange(Qt::Horizontal, roc ? std::make_pair(1e-6, 1.0) : std::make_pair(0.0, 1.0));
+  m_tradeoff->setFixedRange(Qt::Vertical, roc ? std::make_pair(1e-6, 1.0) : std::make_pair(0.0, 1.0));
+  m_tradeoff->setAxisTitle(Qt::Vertical, roc ? QStringLiteral("power 1 − type II (TPR)") : QStringLiteral("type II error (1 − TPR)"));
+  m_tradeoff->setLogFloor(1e-6);
+  redrawTradeoff();
+}
+
+void ExplorerCharts::redrawTradeoff() {
+  std::vector<PlotCurve> curves = m_tradeoffCurves;
+  if (m_pldTradeoff) curves.push_back(*m_pldTradeoff);
+  QSet<QString> keep;
+  for (PlotCurve c : curves) {
+    if (m_roc) {
+      for (double& y : c.y) y = 1.0 - y;  // ROC: power instead of type II error
+    }
+    const QString id = QString::fromStdString(c.id);
+    keep.insert(id);
+    m_tradeoff->setCurve(id, QString::fromStdString(c.label), toPoints(c), styleFor(c));
+  }
+  if (m_audit) {
+    PlotCurve c = *m_audit;
+    if (m_roc) {
+      for (double& y : c.y) y = 1.0 - y;
+    }
+    CurveStyle style = styleFor(c);
+    style.color = QColor(200, 30, 30);
+    style.scatter = true;
+    style.width = 5.0;
+    m_tradeoff->setCurve(QStringLiteral("audit"), QString::fromStdString(c.label), toPoints(c), style);
+    keep.insert(QStringLiteral("audit"));
+  }
+  m_tradeoff->removeCurvesExcept(keep);
+  m_tradeoff->refreshAxes();
+}
+
+void ExplorerCharts::setMessage(const QString& text) {
+  for (ChartPanel* c : {m_epsilon, m_rdp, m_tradeoff}) c->setMessage(text);
+}
+
+}  // namespace dpx::ui

@@ -1,0 +1,56 @@
+// The four privacy charts of SPEC §3 (ε vs K, RDP vs α, trade-off plane, step-size bounds) fed
+// from the analytic, PLD, step-size and audit snapshots. Accountants whose assumptions fail are
+// drawn greyed and dashed with the reason in their tooltip; nothing non-finite is plotted.
+#pragma once
+
+#include <QObject>
+#include <QVector>
+
+#include "charts/chart_panel.h"
+#include "compute/analytics.h"
+#include "compute/slow_analytics.h"
+
+namespace dpx::ui {
+
+CurveStyle styleFor(const PlotCurve& curve);
+QVector<QPointF> toPoints(const PlotCurve& curve);
+
+class ExplorerCharts : public QObject {
+  Q_OBJECT
+ public:
+  explicit ExplorerCharts(QWidget* parent);
+  ChartPanel* epsilon() const { return m_epsilon; }
+  ChartPanel* rdp() const { return m_rdp; }
+  ChartPanel* tradeoff() const { return m_tradeoff; }
+  ChartPanel* stepsize() const { return m_stepsize; }
+  QList<ChartPanel*> all() const { return {m_epsilon, m_rdp, m_tradeoff, m_stepsize}; }
+
+  void showAnalytics(const AnalyticsSnapshot& snapshot);
+  void showPld(const PldSnapshot& snapshot);
+  void clearPld();
+  void showStepsize(const StepsizeSnapshot& snapshot);
+  // Empirical membership-inference points (FPR, 1 − TPR) and the attack's curve.
+  void showAudit(const QVector<QPointF>& tradeoffPoints, const QString& label);
+  void clearAudit();
+  // ROC view: type I vs power (1 − type II) on log–log axes.
+  void setRocView(bool roc);
+  bool rocView() const { return m_roc; }
+  void setMessage(const QString& text);  // on every chart (invalid parameters)
+
+ Q_SIGNALS:
+  void updated();  // all analytic charts replaced (benchmarks, tests)
+
+ private:
+  void redrawTradeoff();
+  ChartPanel* m_epsilon;
+  ChartPanel* m_rdp;
+  ChartPanel* m_tradeoff;
+  ChartPanel* m_stepsize;
+  bool m_roc = false;
+  std::vector<PlotCurve> m_tradeoffCurves;  // last analytic + pld + audit curves, in data space
+  std::optional<PlotCurve> m_pldTradeoff;
+  std::optional<PlotCurve> m_audit;
+  bool m_pldShown = false;
+};
+
+}  // namespace dpx::ui

@@ -1,0 +1,40 @@
+// The knobs of SPEC §1 as sliders with typed entry, the advanced settings (w, M, D, schedule,
+// sampling, neighbouring relation, averaged release) and an inline message naming the bound an
+// invalid combination breaks (the charts keep showing the last valid one meanwhile).
+#pragma once
+
+#include <map>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QWidget>
+
+#include "common/params.h"
+#include "knob_widget.h"
+#include "parameter_model.h"
+
+namespace dpx::ui {
+
+class ParameterPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParameterPanel(ParameterModel* model, QWidget* parent = nullptr);
+  KnobWidget* knobWidget(core::Knob knob) const { return m_knobs.at(knob); }
+  QLabel* messageLabel() const { return m_message; }
+  QComboBox* scheduleBox() const { return m_schedule; }
+  QComboBox* samplingBox() const { return m_sampling; }
+
+ private:
+  void refresh();
+  ParameterModel* m_model;
+  std::map<core::Knob, KnobWidget*> m_knobs;
+  QLabel* m_message;
+  QComboBox* m_schedule;
+  QComboBox* m_sampling;
+  QComboBox* m_neighbouring;
+  QComboBox* m_conversion;
+  QCheckBox* m_averaged;
+};
+
+}  // namespace dpx::ui
