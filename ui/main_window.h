@@ -10,6 +10,7 @@
 
 #include <QMainWindow>
 #include <QSettings>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include "compute/analytics.h"
@@ -100,6 +101,9 @@ class MainWindow : public QMainWindow {
   BackgroundJob m_pldJob{true};
   BackgroundJob m_stepsizeJob{true};
   QTimer m_slowTimer;
+  static constexpr int kDraftWindowMs = 150;
+  QElapsedTimer m_sinceLastAnalytics;
+  QTimer m_settleTimer;
   bool m_exactEnabled = true;
   std::shared_ptr<const AnalyticsSnapshot> m_lastAnalytics;
   std::shared_ptr<const PldSnapshot> m_lastPld;

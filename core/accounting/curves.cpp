@@ -5,6 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "accounting/rdp_based_accountant.h"
 #include "common/format.h"
 
 namespace dpx::core::accounting {
@@ -103,19 +104,42 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
   std::vector<Status> errors(xs.size());
   // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
   // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
-  const bool cheapPoints = variable == CurveVariable::kSteps || variable == CurveVariable::kEpochs;
-  const std::size_t grain = cheapPoints ? xs.size() + 1 : 8;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      Result<Params> p = paramsAt(base, variable, xs[i]);
-      Result<EpsilonResult> e = p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status());
-      if (e) {
-        curve.epsilon[i] = e->epsilon;
-      } else {
-        errors[i] = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(xs[i]));
-      }
+  const bool alongSteps = variable == CurveVariable::kSteps || variable == CurveVariable::kEpochs;
+  auto record = [&](std::size_t i, const Result<EpsilonResult>& e) {
+    if (e) {
+      curve.epsilon[i] = e->epsilon;
+    } else {
+      errors[i] = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(xs[i]));
     }
-  });
+  };
+  const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(&accountant);
+  if (alongSteps && rdpBased != nullptr && rdpBased->rdpLinearInSteps()) {
+    // Total RDP is linear in K: one per-step RDP profile serves every point.
+    std::vector<Params> points;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      Result<Params> p = paramsAt(base, variable, xs[i]);
+      if (!p) {
+        record(i, p.status());
+        continue;
+      }
+      points.push_back(*p);
+      where.push_back(i);
+    }
+    const std::vector<Result<EpsilonResult>> values = rdpBased->epsilonAlongSteps(points, options);
+    for (std::size_t j = 0; j < values.size(); ++j) record(where[j], values[j]);
+  } else {
+    // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
+    // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
+    const std::size_t grain = alongSteps ? xs.size() + 1 : 8;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, xs.size(), grain),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                          Result<Params> p = paramsAt(base, variable, xs[i]);
+                          record(i, p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status()));
+                        }
+                      });
+  }
   for (const Status& s : errors) {
     if (!s.isOk()) {
       curve.firstError = s;

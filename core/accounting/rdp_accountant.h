@@ -21,6 +21,7 @@ class RdpAccountant final : public RdpBasedAccountant {
   BoundKind boundKind() const override { return BoundKind::kUpper; }
   std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
+  bool rdpLinearInSteps() const override { return true; }
 
  protected:
   Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;

@@ -1,6 +1,7 @@
 #include "accounting/rdp_based_accountant.h"
 
 #include <cmath>
+#include <limits>
 
 #include "accounting/rdp_conversion.h"
 #include "accounting/tradeoff.h"
@@ -36,18 +37,12 @@ Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params,
   return values;
 }
 
-Result<EpsilonResult> RdpBasedAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
-  DPX_RETURN_IF_ERROR(validateQuery(params, options.variant));
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  const std::span<const double> orders = grid->orders();
-  auto rdpAt = [&](std::size_t i) -> Result<double> {
-    Result<double> value = totalRdp(params, orders[i], options.variant);
-    if (!value || isReportable(*value)) return value;
-    return finiteOrStatus(*value, "ε_α at α = " + formatNumber(orders[i]));
-  };
+Result<EpsilonResult> RdpBasedAccountant::epsilonOverOrders(const Params& params, std::span<const double> orders,
+                                                             const std::function<Result<double>(std::size_t)>& rdpAt,
+                                                             const EpsilonOptions& options,
+                                                             std::optional<double> alphaHint) const {
   Result<OrderOptimum> best =
-      minimizeOverOrders(orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder(), options.alphaHint);
+      minimizeOverOrders(orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder(), alphaHint);
   if (!best) return best.status();
   Result<double> eps = finiteOrStatus(best->epsilon, "ε");
   if (!eps) return eps.status();
@@ -58,6 +53,60 @@ Result<EpsilonResult> RdpBasedAccountant::epsilon(const Params& params, const Ep
   result.alpha = best->alpha;
   result.conversion = options.conversion;
   return result;
+}
+
+Result<EpsilonResult> RdpBasedAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
+  DPX_RETURN_IF_ERROR(validateQuery(params, options.variant));
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) return grid.status();
+  const std::span<const double> orders = grid->orders();
+  auto rdpAt = [&](std::size_t i) -> Result<double> {
+    Result<double> value = totalRdp(params, orders[i], options.variant);
+    if (!value || isReportable(*value)) return value;
+    return finiteOrStatus(*value, "ε_α at α = " + formatNumber(orders[i]));
+  };
+  return epsilonOverOrders(params, orders, rdpAt, options, options.alphaHint);
+}
+
+std::vector<Result<EpsilonResult>> RdpBasedAccountant::epsilonAlongSteps(std::span<const Params> points,
+                                                                         const EpsilonOptions& options) const {
+  std::vector<Result<EpsilonResult>> results;
+  results.reserve(points.size());
+  if (!rdpLinearInSteps()) {
+    for (const Params& p : points) results.push_back(epsilon(p, options));
+    return results;
+  }
+  Result<OrderGrid> grid = ordersFor(options);
+  if (!grid) {
+    results.assign(points.size(), grid.status());
+    return results;
+  }
+  const std::span<const double> orders = grid->orders();
+  // Per-step RDP by order, filled on first use (NaN: not yet computed); the branch-and-bound
+  // asks for a tenth of the orders, so the profile is never computed in full.
+  std::vector<double> perStep(orders.size(), std::numeric_limits<double>::quiet_NaN());
+  std::optional<double> hint = options.alphaHint;
+  for (const Params& p : points) {
+    if (Status s = validateQuery(p, options.variant); !s.isOk()) {
+      results.push_back(s);
+      continue;
+    }
+    auto rdpAt = [&](std::size_t i) -> Result<double> {
+      if (std::isnan(perStep[i])) {
+        Params oneStep = p;
+        oneStep.K = 1;
+        Result<double> value = totalRdp(oneStep, orders[i], options.variant);
+        if (!value) return value;
+        perStep[i] = *value;
+      }
+      const double value = perStep[i] * static_cast<double>(p.K);
+      if (isReportable(value)) return value;
+      return finiteOrStatus(value, "ε_α at α = " + formatNumber(orders[i]));
+    };
+    results.push_back(epsilonOverOrders(p, orders, rdpAt, options, hint));
+    if (results.back()) hint = results.back()->alpha;
+  }
+  return results;
 }
 
 Result<double> RdpBasedAccountant::delta(const Params& params, double epsilon, const EpsilonOptions& options) const {

@@ -3,6 +3,8 @@
 // same way, and the trade-off curve as the envelope of the f_{ε(δ),δ} they certify.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,14 @@ class RdpBasedAccountant : public Accountant {
   Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
                                  const EpsilonOptions& options = {}) const override;
 
+  // Whether total RDP is K × (per-step RDP), as for the subsampled Gaussian: then a curve along K
+  // needs each order's per-step value once, not once per point (epsilonAlongSteps).
+  virtual bool rdpLinearInSteps() const { return false; }
+  // ε at each of `points` (parameter sets that differ only in K), equal to epsilon() at each;
+  // with rdpLinearInSteps() the per-step RDP is computed at most once per order for all points.
+  std::vector<Result<EpsilonResult>> epsilonAlongSteps(std::span<const Params> points,
+                                                       const EpsilonOptions& options = {}) const;
+
   // Total RDP at every order (the RDP chart, δ(ε), the trade-off envelope).
   Result<std::vector<double>> rdpProfile(const Params& params, std::span<const double> orders,
                                          std::string_view variant = {}) const;
@@ -32,6 +42,9 @@ class RdpBasedAccountant : public Accountant {
 
  private:
   Status validateQuery(const Params& params, std::string_view variant) const;
+  Result<EpsilonResult> epsilonOverOrders(const Params& params, std::span<const double> orders,
+                                          const std::function<Result<double>(std::size_t)>& rdpAt,
+                                          const EpsilonOptions& options, std::optional<double> alphaHint) const;
 };
 
 }  // namespace dpx::core::accounting

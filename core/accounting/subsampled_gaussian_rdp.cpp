@@ -154,7 +154,10 @@ Result<double> subsampledGaussianRdp(double q, double sigma, double alpha) {
   return std::max(0.0, value);
 }
 
-Result<double> subsampledGaussianRdpCached(double q, double sigma, double alpha) {
+namespace {
+
+// The memo shared by all threads, keyed by (q, σ, α).
+Result<double> sharedMemo(double q, double sigma, double alpha) {
   static std::mutex mutex;
   static std::unordered_map<Key, double, KeyHash> memo;
   const Key key{q, sigma, alpha};
@@ -168,6 +171,29 @@ Result<double> subsampledGaussianRdpCached(double q, double sigma, double alpha)
   if (memo.size() > 400000) memo.clear();  // a few thousand (q, σ) pairs; recomputing is cheap
   memo.emplace(key, *value);
   return value;
+}
+
+}  // namespace
+
+Result<double> subsampledGaussianRdpCached(double q, double sigma, double alpha) {
+  // A per-thread front memo for the last (q, σ): a K-curve asks for the same few dozen orders
+  // at every point, and the shared map's lock would cost more than the lookup.
+  struct Front {
+    double q = -1.0;
+    double sigma = -1.0;
+    std::unordered_map<double, double> values;
+  };
+  thread_local Front front;
+  if (front.q == q && front.sigma == sigma) {
+    if (auto it = front.values.find(alpha); it != front.values.end()) return it->second;
+  } else {
+    front.q = q;
+    front.sigma = sigma;
+    front.values.clear();
+  }
+  Result<double> shared = sharedMemo(q, sigma, alpha);
+  if (shared) front.values.emplace(alpha, *shared);
+  return shared;
 }
 
 }  // namespace dpx::core::accounting

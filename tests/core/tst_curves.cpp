@@ -58,6 +58,36 @@ class TestCurves : public QObject {
     }
   }
 
+  void stepCurvesShareThePerStepProfileAndMatchPointwiseEpsilon_data() {
+    QTest::addColumn<int>("variable");
+    QTest::addColumn<int>("conversion");
+    QTest::addColumn<double>("sigma");
+    QTest::newRow("K, improved, σ=1.1") << int(CurveVariable::kSteps) << int(Conversion::kImproved) << 1.1;
+    QTest::newRow("K, classic, σ=0.7") << int(CurveVariable::kSteps) << int(Conversion::kClassic) << 0.7;
+    QTest::newRow("epochs, improved, σ=4") << int(CurveVariable::kEpochs) << int(Conversion::kImproved) << 4.0;
+  }
+  void stepCurvesShareThePerStepProfileAndMatchPointwiseEpsilon() {
+    QFETCH(int, variable);
+    QFETCH(int, conversion);
+    QFETCH(double, sigma);
+    Params p;
+    p.sigma = sigma;
+    const auto v = static_cast<CurveVariable>(variable);
+    auto xs = curveAxis({v, 1, v == CurveVariable::kSteps ? 1e7 : 2000, 300, true});
+    QVERIFY(xs.isOk());
+    EpsilonOptions options;
+    options.conversion = static_cast<Conversion>(conversion);
+    const Accountant& rdp = *findAccountant("rdp");
+    const AccountantCurve c = epsilonCurve(rdp, p, v, *xs, options);
+    for (std::size_t i = 0; i < xs->size(); ++i) {
+      Result<Params> at = paramsAt(p, v, (*xs)[i]);
+      QVERIFY(at.isOk());
+      Result<EpsilonResult> direct = rdp.epsilon(*at, options);
+      QCOMPARE(c.epsilon[i].has_value(), direct.isOk());
+      if (direct.isOk()) QCOMPARE(*c.epsilon[i], direct->epsilon);  // the same arithmetic: bit-equal
+    }
+  }
+
   void pointsOutsideTheValidRangeAreEmptyWithAReason() {
     Params p;
     p.n = 1000;

@@ -254,8 +254,15 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
     m_order.push_back(id);
   }
   Curve& curve = it->second;
+  QVector<QPointF> clean = sanitizePoints(points, false, false, 0.0);
+  const bool sameStyle = curve.style.color == style.color && curve.style.pen == style.pen &&
+                         curve.style.width == style.width && curve.style.greyed == style.greyed &&
+                         curve.style.tooltip == style.tooltip && curve.style.inLegend == style.inLegend;
+  if (curve.label == label && sameStyle && curve.points == clean && curve.series->count() > 0) {
+    return;  // a knob most curves do not read: no replace(), no repaint
+  }
   curve.label = label;
-  curve.points = sanitizePoints(points, false, false, 0.0);
+  curve.points = std::move(clean);
   curve.style = style;
   curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
   applyStyle(curve);
@@ -303,6 +310,12 @@ bool ChartPanel::curveVisible(const QString& id) const {
 void ChartPanel::setMarker(std::optional<double> x, const QString& label) {
   m_markerX = x;
   m_marker->setName(label.isEmpty() ? QStringLiteral("current") : label);
+}
+
+void ChartPanel::setDraftDrawing(bool draft) {
+  if (draft == m_draft) return;
+  m_draft = draft;
+  m_view->setRenderHint(QPainter::Antialiasing, !draft);  // repaints the view
 }
 
 void ChartPanel::setMessage(const QString& text) {

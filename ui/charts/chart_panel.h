@@ -79,6 +79,10 @@ class ChartPanel : public QWidget {
   void setMarker(std::optional<double> x, const QString& label = {});
   // A message over the chart (invalid parameters, computation in progress), empty to hide.
   void setMessage(const QString& text);
+  // Draft drawing (no antialiasing: a chart repaints ~4× faster) while values stream in during a
+  // drag; switching back repaints the chart smooth.
+  void setDraftDrawing(bool draft);
+  bool draftDrawing() const { return m_draft; }
   QString message() const;
 
   // Re-ranges the axes to the visible curves; call after a batch of setCurve().
@@ -119,6 +123,7 @@ class ChartPanel : public QWidget {
   bool m_logX = false;
   bool m_logY = false;
   double m_logFloor = 1e-7;
+  bool m_draft = false;
   std::optional<std::pair<double, double>> m_fixedX;
   std::optional<std::pair<double, double>> m_fixedY;
   std::map<QString, Curve> m_curves;

@@ -195,6 +195,10 @@ void ExplorerCharts::redrawTradeoff() {
   m_tradeoff->refreshAxes();
 }
 
+void ExplorerCharts::setDraftDrawing(bool draft) {
+  for (ChartPanel* c : all()) c->setDraftDrawing(draft);
+}
+
 void ExplorerCharts::setMessage(const QString& text) {
   for (ChartPanel* c : {m_epsilon, m_rdp, m_tradeoff}) c->setMessage(text);
 }

@@ -36,6 +36,7 @@ class ExplorerCharts : public QObject {
   void setRocView(bool roc);
   bool rocView() const { return m_roc; }
   void setMessage(const QString& text);  // on every chart (invalid parameters)
+  void setDraftDrawing(bool draft);      // every chart (see ChartPanel::setDraftDrawing)
 
  Q_SIGNALS:
   void updated();  // all analytic charts replaced (benchmarks, tests)
