@@ -181,7 +181,7 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
     m_chart->removeCurve(QStringLiteral("proven"));
   }
   m_chart->refreshAxes();
-  Q_EMIT auditFinished(attack, QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
+  Q_EMIT auditFinished(attack, QStringLiteral("attack on the trained %1 run").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
 }
 
 QString AuditPanel::reportSection() const {

@@ -97,8 +97,9 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
     return kExitUsage;
   }
   if (parser.isSet(help)) {
-    io.out << toStd(parser.helpText().replace(QStringLiteral("Usage: dpx"),
-                                               QStringLiteral("Usage: dpx ") + QString::fromStdString(io.command)));
+    // Qt names the program as invoked (./dpx, /usr/bin/dpx); the help names the command.
+    static const QRegularExpression usage(QStringLiteral("^Usage: \\S+"));
+    io.out << toStd(parser.helpText().replace(usage, QStringLiteral("Usage: dpx ") + QString::fromStdString(io.command)));
     return kExitOk;
   }
   if (!parser.positionalArguments().isEmpty()) {

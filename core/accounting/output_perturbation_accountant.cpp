@@ -132,7 +132,10 @@ Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Para
   values.push_back({"k", "batches per epoch k = ⌈n/m⌉", static_cast<double>(c->batchesPerEpoch)});
   values.push_back({"epochs", "epochs E = ⌈K/k⌉", static_cast<double>(c->epochs)});
   values.push_back({"noise_std", "output noise s = σΔ", c->noiseStd});
-  values.push_back({"eta_star", "η* = 2/(β+λ) (smallest ρ)", 2.0 / (p.beta + p.lambda)});
+  // Informational; a subnormal β + λ would make it overflow, and then there is nothing to show.
+  if (const double etaStar = 2.0 / (p.beta + p.lambda); std::isfinite(etaStar)) {
+    values.push_back({"eta_star", "η* = 2/(β+λ) (smallest ρ)", etaStar});
+  }
   if (p.lambda > 0.0) {
     values.push_back({"Delta_full_batch", "full batch at η*: Δ = 2L/(nλ)", 2.0 * p.L / (static_cast<double>(p.n) * p.lambda)});
   }

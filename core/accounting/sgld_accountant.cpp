@@ -24,18 +24,33 @@ SgldSchedule sgldSchedule(const Params& p) {
     s.eta0 = p.eta;
     s.sumEta = K * p.eta;
   } else {
-    s.eta0 = 1.0 / (2.0 * p.beta);
-    if (p.lambda == 0.0) {
-      s.sumEta = K * s.eta0;
+    // η_k = 1/(a + bk), a = 2β, b = λ/2. η₀ overflows (to +inf) for a subnormal β: then the
+    // schedule has no finite value and sgldScheduleStatus() says so.
+    const double a = 2.0 * p.beta;
+    const double b = p.lambda / 2.0;
+    s.eta0 = 1.0 / a;
+    if (b * K <= 1e-8 * a) {
+      // λK ≪ β (including λ = 0): Σ = (K/a)(1 − b(K−1)/(2a) + O((bK/a)²)), exact to rounding.
+      s.sumEta = K / a * (1.0 - b * (K - 1.0) / (2.0 * a));
     } else {
-      // Σ_{k=0}^{K−1} 1/(a + bk) = (ψ(a/b + K) − ψ(a/b)) / b, a = 2β, b = λ/2.
-      const double a = 2.0 * p.beta;
-      const double b = p.lambda / 2.0;
-      s.sumEta = (boost::math::digamma(a / b + K) - boost::math::digamma(a / b)) / b;
+      // Σ_{k=0}^{K−1} 1/(a + bk) = 1/a + (ψ(x + K) − ψ(x + 1))/b with x = a/b: the recurrence
+      // ψ(x) = ψ(x + 1) − 1/x keeps the digamma away from its pole at 0 for tiny a/b.
+      const double x = a / b;
+      s.sumEta = s.eta0 + (boost::math::digamma(x + K) - boost::math::digamma(x + 1.0)) / b;
     }
   }
   s.sigmaL = p.sigma * p.L * std::sqrt(s.eta0) / (static_cast<double>(p.m) * std::sqrt(2.0));
   return s;
+}
+
+Status sgldScheduleStatus(const Params& p, const SgldSchedule& s) {
+  if (std::isfinite(s.eta0) && std::isfinite(s.sumEta) && std::isfinite(s.sigmaL)) return Status::ok();
+  if (p.schedule == Schedule::kDecreasing && !std::isfinite(s.eta0)) {
+    return Status::numericalIssue("β = " + formatNumber(p.beta) +
+                                  ": the decreasing schedule's first step η₀ = 1/(2β) exceeds the largest double");
+  }
+  return Status::numericalIssue("the step sizes sum to Σηₖ = " + formatNumber(s.sumEta) + " and σ_L = " +
+                                formatNumber(s.sigmaL) + ": beyond the largest double");
 }
 
 Result<double> sgldUtilityBound(const Params& p, double dimension, double xi2) {
@@ -43,6 +58,7 @@ Result<double> sgldUtilityBound(const Params& p, double dimension, double xi2) {
   if (!(p.lambda > 0.0)) return Status::notApplicable("the utility bound of seed 000 Lemma 4.1 needs λ > 0");
   if (!(dimension >= 1.0) || !(xi2 >= 0.0)) return Status::invalidArgument("the utility bound needs d ≥ 1, ξ² ≥ 0");
   const SgldSchedule s = sgldSchedule(p);
+  DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
   const double eta = s.eta0;
   const double bound = 2.0 * p.beta * p.L * p.L / (p.lambda * p.lambda) * std::exp(-p.lambda * eta * p.K) +
                        p.beta * eta * xi2 / (2.0 * p.lambda) + p.beta * dimension * s.sigmaL * s.sigmaL / p.lambda;
@@ -83,7 +99,9 @@ std::vector<Violation> SgldAccountant::check(const Params& p) const {
                                        "the value shown is its λ → 0 limit, which grows linearly in K"});
   }
   const SgldSchedule s = sgldSchedule(p);
-  if (!(s.eta0 < 1.0 / p.beta)) {
+  if (Status finite = sgldScheduleStatus(p, s); !finite.isOk()) {
+    out.push_back({"step size", finite.message()});
+  } else if (!(s.eta0 < 1.0 / p.beta)) {
     out.push_back({"step size", "η = " + formatNumber(s.eta0, 4) + " ≥ 1/β = " + formatNumber(1.0 / p.beta, 4) +
                                     ": the Langevin analysis needs η < 1/β"});
   }
@@ -93,6 +111,7 @@ std::vector<Violation> SgldAccountant::check(const Params& p) const {
 Result<std::vector<NativeValue>> SgldAccountant::native(const Params& p) const {
   DPX_RETURN_IF_ERROR(p.validate());
   const SgldSchedule s = sgldSchedule(p);
+  DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
   std::vector<NativeValue> values{
       {"sigma_L", "Langevin noise σ_L = σL√η₀/(m√2)", s.sigmaL},
       {"sum_eta", "Σ ηₖ over the K steps", s.sumEta},
@@ -104,6 +123,7 @@ Result<std::vector<NativeValue>> SgldAccountant::native(const Params& p) const {
 
 Result<double> SgldAccountant::totalRdp(const Params& p, double alpha, std::string_view variant) const {
   const SgldSchedule s = sgldSchedule(p);
+  DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
   const double n = static_cast<double>(p.n);
   const double scale = alpha * p.L * p.L / (n * n * s.sigmaL * s.sigmaL);
   if (variant == "baseline") return scale * s.sumEta;

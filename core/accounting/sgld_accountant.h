@@ -23,6 +23,8 @@ struct SgldSchedule {
   double sumEta;
 };
 SgldSchedule sgldSchedule(const Params& params);
+// OK when the schedule's values are finite; else why not (a subnormal β makes η₀ = 1/(2β) +inf).
+Status sgldScheduleStatus(const Params& params, const SgldSchedule& schedule);
 
 // Lemma 4.1 of seed 000: E[L(θ_K) − L(θ*)] ≤ 2βL²/λ²·e^{−ληK} + βηξ²/(2λ) + βdσ_L²/λ
 // for a constant step, dimension d and ξ² = E‖∇L_B(θ*)‖².

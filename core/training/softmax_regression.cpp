@@ -69,8 +69,9 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
         const int label = data.labels[static_cast<std::size_t>(record)];
         stats.lossSum += -std::log(std::max(static_cast<double>(z(label)), 1e-300));
         z(label) -= 1.0f;  // residual p − e_y
+        // In double: a saturated softmax leaves residuals near 1e-22, whose float squares are subnormal.
         const double norm = std::sqrt((static_cast<double>(squaredNorms[static_cast<std::size_t>(record)]) + 1.0) *
-                                      static_cast<double>(z.squaredNorm()));
+                                      z.cast<double>().squaredNorm());
         if (perExampleNorms) (*perExampleNorms)[static_cast<std::size_t>(begin + i)] = norm;
         stats.maxGradientNorm = std::max(stats.maxGradientNorm, norm);
         if (norm > clip) {

@@ -167,7 +167,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   }
   run.sigma = p.sigma;
   run.eta = p.eta;
-  if (mechanism == Mechanism::kDpSgld) run.eta = accounting::sgldSchedule(p).eta0;
+  if (mechanism == Mechanism::kDpSgld) {
+    const accounting::SgldSchedule schedule = accounting::sgldSchedule(p);
+    DPX_RETURN_IF_ERROR(accounting::sgldScheduleStatus(p, schedule));
+    run.eta = schedule.eta0;
+  }
   if (mechanism == Mechanism::kOutpert) {
     Result<accounting::OutputPerturbationConstants> c = accounting::outputPerturbationConstants(p);
     if (!c) return c.status();

@@ -1,9 +1,11 @@
 // `sgld` (SPEC §2.4, seed 000 Thm 3.1, Cor. 3.2–3.3 and the Discussion's limits).
 #include <cmath>
+#include <limits>
 
 #include <QTest>
 
 #include "accounting/rdp_conversion.h"
+#include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
 #include "test_util.h"
 
@@ -143,6 +145,35 @@ class TestSgldAccountant : public QObject {
     QVERIFY(u.isOk() && *u > 0);
     p.lambda = 0;
     QVERIFY(!sgldUtilityBound(p, 100, 1.0).isOk());
+  }
+
+  // Found by tst_sweep: β at the bottom of its range (the smallest positive double) makes the
+  // decreasing schedule's η₀ = 1/(2β) overflow, and tiny λ put Boost's digamma at its pole (it
+  // threw). Now: a status naming β, and exact sums where they are finite.
+  void extremeBetaAndLambdaGiveAStatusNotAnException() {
+    Params p;
+    p.schedule = Schedule::kDecreasing;
+    p.beta = std::numeric_limits<double>::denorm_min();
+    p.lambda = 1e-11;
+    const Accountant& a = *findAccountant("sgld");
+    const Result<EpsilonResult> e = a.epsilon(p);
+    QVERIFY(!e.isOk());
+    QVERIFY2(QString::fromStdString(e.status().message()).contains(QStringLiteral("β = ")), e.status().message().c_str());
+    QVERIFY(!a.native(p).isOk());
+    QVERIFY(!a.check(p).empty());
+    // Tiny λ/β with a normal β: the sum is K·η₀ to rounding, and finite.
+    p.beta = 1e-300;
+    p.lambda = 1e-320;
+    p.K = 1000;
+    const SgldSchedule s = sgldSchedule(p);
+    DPX_COMPARE_REL(s.sumEta, 1000.0 * s.eta0, 1e-12);
+    // The digamma branch against the plain sum: λ at its maximum, β small, so a/b = 4β/λ = 4e-7.
+    p.beta = 1e-6;
+    p.lambda = 10.0;
+    p.K = 50;
+    double direct = 0.0;
+    for (int k = 0; k < 50; ++k) direct += 1.0 / (2.0 * p.beta + p.lambda * k / 2.0);
+    DPX_COMPARE_REL(sgldSchedule(p).sumEta, direct, 1e-12);
   }
 };
 

@@ -13,6 +13,7 @@
 #include "training/rng.h"
 #include "training/samplers.h"
 #include "training/trainer.h"
+#include "synthetic_data.h"
 #include "test_util.h"
 
 using namespace dpx::core;
@@ -20,34 +21,8 @@ using namespace dpx::core::training;
 
 namespace {
 
-// C Gaussian clusters in d dimensions, rows scaled to unit norm.
-Dataset clusters(std::int64_t n, int d, int classes, std::uint64_t seed) {
-  Dataset data;
-  data.name = "clusters";
-  data.numClasses = classes;
-  for (int c = 0; c < classes; ++c) data.classNames.push_back(std::to_string(c));
-  data.features.resize(n, d);
-  data.labels.resize(static_cast<std::size_t>(n));
-  Xoshiro256 engine(seed);
-  std::vector<double> centre(static_cast<std::size_t>(d) * classes);
-  fillGaussian(centre, 1.0, engine);
-  std::vector<double> noise(static_cast<std::size_t>(d));
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int c = static_cast<int>(i % classes);
-    data.labels[static_cast<std::size_t>(i)] = c;
-    fillGaussian(noise, 0.8, engine);
-    for (int j = 0; j < d; ++j) data.features(i, j) = static_cast<float>(centre[static_cast<std::size_t>(c * d + j)] + noise[static_cast<std::size_t>(j)]);
-  }
-  scaleFeatures(data.features, FeatureScaling::kUnitNorm);
-  return data;
-}
-
-std::shared_ptr<const TrainTestSplit> clusterSplit(std::int64_t n = 2000, int d = 20, int classes = 4) {
-  auto split = std::make_shared<TrainTestSplit>();
-  split->train = clusters(n, d, classes, 7);
-  split->test = clusters(n / 4, d, classes, 7);
-  return split;
-}
+using dpx::test::clusters;
+using dpx::test::clusterSplit;
 
 TrainerConfig baseConfig(Mechanism m) {
   TrainerConfig c;

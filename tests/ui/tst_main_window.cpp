@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -136,6 +137,27 @@ class TestMainWindow : public QObject {
     QTest::keyClick(slider, Qt::Key_Home);
     QCOMPARE(w.model()->params().sigma, knobInfo(Knob::kSigma).min);
     QCOMPARE(w.model()->undoStack()->count(), 2);
+  }
+
+  // Results arriving in quick succession (a drag) are drawn as drafts; once they settle, the
+  // charts are smooth again. A lone change is smooth at once.
+  void streamingChangesDrawDraftsThenSettleSmooth() {
+    MainWindow w(m_settings.get());
+    QSignalSpy spy(&w, &MainWindow::analyticsApplied);
+    w.show();
+    QVERIFY(spy.wait(10000));
+    QTest::qWait(400);
+    w.model()->setKnob(Knob::kSigma, 1.2);
+    QVERIFY(waitAnalytics(w, spy));
+    QVERIFY(!w.charts()->epsilon()->draftDrawing());
+    QElapsedTimer between;
+    between.start();
+    w.model()->setKnob(Knob::kSigma, 1.3);
+    QVERIFY(waitAnalytics(w, spy));
+    if (between.elapsed() > 100) QSKIP("this build computes too slowly for two results to count as streaming (sanitizers)");
+    for (ChartPanel* chart : w.charts()->all()) QVERIFY(chart->draftDrawing());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.charts()->epsilon()->draftDrawing(), 2000);
+    for (ChartPanel* chart : w.charts()->all()) QVERIFY(!chart->draftDrawing());
   }
 
   void invalidInputShowsTheMessageAndKeepsChartsFinite() {

@@ -89,8 +89,8 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_yLog = new QLogValueAxis();
   for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog)}) a->setTitleText(xTitle);
   for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)}) a->setTitleText(yTitle);
-  m_xLog->setLabelFormat(QStringLiteral("%g"));
-  m_yLog->setLabelFormat(QStringLiteral("%g"));
+  m_xLog->setLabelFormat(QStringLiteral("%.3g"));  // 1e+04, not an elided "10000"
+  m_yLog->setLabelFormat(QStringLiteral("%.3g"));
   m_xLinear->setLabelFormat(QStringLiteral("%g"));
   m_yLinear->setLabelFormat(QStringLiteral("%g"));
   m_xLog->setMinorTickCount(-1);
