@@ -37,6 +37,10 @@ void addTrainingOptions(QCommandLineParser& parser) {
             QStringLiteral("F"));
   addOption(parser, QStringLiteral("label-column"), QStringLiteral("CSV: 0-based label column, negative from the end"),
             QStringLiteral("i"));
+  addOption(parser, QStringLiteral("scaling"),
+            QStringLiteral("feature rows: unit-norm (x/‖x‖, default) | clip-norm (x/max(1, ‖x‖)) | none (as read; "
+                           "the Lipschitz bound then comes from the largest row norm)"),
+            QStringLiteral("name"));
   addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
   addOption(parser, QStringLiteral("quiet"), QStringLiteral("no per-epoch lines on stderr"));
 }
@@ -108,6 +112,18 @@ Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
     Result<std::int64_t> column = integerOption(parser, QStringLiteral("label-column"), -1, -100000, 100000);
     if (!column) return column.status();
     load.labelColumn = static_cast<int>(*column);
+  }
+  if (parser.isSet(QStringLiteral("scaling"))) {
+    const QString name = parser.value(QStringLiteral("scaling"));
+    if (name == QStringLiteral("unit-norm")) {
+      load.scaling = FeatureScaling::kUnitNorm;
+    } else if (name == QStringLiteral("clip-norm")) {
+      load.scaling = FeatureScaling::kClipNorm;
+    } else if (name == QStringLiteral("none")) {
+      load.scaling = FeatureScaling::kNone;
+    } else {
+      return Status::invalidArgument("--scaling " + toStd(name) + ": must be unit-norm, clip-norm or none");
+    }
   }
   Result<LoadedData> loaded = loadData(toStd(parser.value(QStringLiteral("data"))), load);
   if (!loaded) return loaded.status();

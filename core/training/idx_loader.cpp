@@ -266,7 +266,9 @@ Result<Dataset> parseIdxBytes(std::span<const std::uint8_t> images, std::span<co
   const std::uint8_t* source = imageArray->data.data();
   float* target = features.data();
   const std::size_t total = static_cast<std::size_t>(claimed);
-  for (std::size_t i = 0; i < total; ++i) target[i] = static_cast<float>(source[i]);
+  // Pixel bytes to intensities in [0, 1], the convention of every MNIST pipeline (torchvision's
+  // ToTensor): scaling "none" then means the data as those pipelines see it.
+  for (std::size_t i = 0; i < total; ++i) target[i] = static_cast<float>(source[i]) * (1.0f / 255.0f);
 
   std::vector<std::int32_t> classes(static_cast<std::size_t>(count));
   std::int32_t maxLabel = 0;

@@ -216,6 +216,7 @@ class TestDpxCli : public QObject {
     QTest::newRow("missing file") << "train --data /nonexistent/file.csv" << "/nonexistent/file.csv";
     QTest::newRow("batch above n") << "train --data builtin:digits --m 100000" << "exceeds";
     QTest::newRow("dp-sgld without λ") << "train --data builtin:digits --lambda 0" << "λ > 0";
+    QTest::newRow("unknown scaling") << "train --data builtin:digits --scaling pixels" << "--scaling pixels: must be unit-norm, clip-norm or none";
     QTest::newRow("bad epochs") << "train --data builtin:digits --epochs 0" << "--epochs";
     QTest::newRow("wrong accountant") << "train --data builtin:digits --mechanism dp-sgld --accountant rdp" << "rdp";
   }

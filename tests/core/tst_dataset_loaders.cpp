@@ -217,7 +217,7 @@ class TestDatasetLoaders : public QObject {
     LoadOptions raw = unscaled();
     const auto pixels = loadData("builtin:fashion-mnist", raw);
     QVERIFY(pixels.isOk());
-    QCOMPARE(pixels->train.features.maxCoeff(), 255.0f);  // IDX bytes as floats
+    QCOMPARE(pixels->train.features.maxCoeff(), 1.0f);  // IDX bytes as intensities in [0, 1]
     QCOMPARE(pixels->train.features.minCoeff(), 0.0f);
   }
 
@@ -616,8 +616,8 @@ class TestDatasetLoaders : public QObject {
     QCOMPARE(parsed->numClasses, 3);  // SPEC §4: max label + 1
     QCOMPARE(namesOf(*parsed), (QStringList{"0", "1", "2"}));
     QCOMPARE(parsed->labels, (std::vector<std::int32_t>{0, 2, 1}));
-    QCOMPARE(parsed->features(1, 0), 4.0f);  // pixel 4 of the file, first of image 1
-    QCOMPARE(parsed->features(2, 3), 11.0f);
+    QCOMPARE(parsed->features(1, 0), 4.0f / 255.0f);  // pixel byte 4 of the file, first of image 1, as an intensity
+    QCOMPARE(parsed->features(2, 3), 11.0f / 255.0f);
   }
 
   void idxRejects_data() {
@@ -832,7 +832,7 @@ class TestDatasetLoaders : public QObject {
     QVERIFY2(fromPair.isOk(), qPrintable(messageOf(fromPair.status())));
     QCOMPARE(fromPair->train.size(), 3);
     QVERIFY(!fromPair->test.has_value());
-    QCOMPARE(fromPair->train.features(2, 3), 11.0f);
+    QCOMPARE(fromPair->train.features(2, 3), 11.0f / 255.0f);
 
     const auto lone = loadData(dir.filePath("t10k-images-idx3-ubyte").toStdString());
     QVERIFY(!lone.isOk());
