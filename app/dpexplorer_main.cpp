@@ -2,11 +2,13 @@
 //   dpexplorer                       the explorer on its defaults (seed 003 Table 1, row 2)
 //   dpexplorer --screenshot DIR      computes everything, trains on builtin:digits, audits, saves
 //                                    PNGs of the main views to DIR and exits (scripts/screenshot.sh)
+//   dpexplorer --opengl              draws line series through OpenGL (opt-in; raster by default)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 
 #include "audit_panel.h"
+#include "charts/chart_panel.h"
 #include "main_window.h"
 #include "trainer_panel.h"
 
@@ -23,7 +25,11 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Save screenshots of the main views to DIR and exit."),
                                       QStringLiteral("DIR"));
   parser.addOption(screenshot);
+  const QCommandLineOption opengl(QStringLiteral("opengl"),
+                                  QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
+  parser.addOption(opengl);
   parser.process(app);
+  dpx::ui::ChartPanel::setOpenGLSeries(parser.isSet(opengl) && !parser.isSet(screenshot));
 
   dpx::ui::MainWindow window;
   window.show();

@@ -143,6 +143,16 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
   if (report.epsilonUpperBound) {
     text += QStringLiteral("; proven ε ≤ <b>%1</b> (%2) at δ = %3.")
                 .arg(n(*report.epsilonUpperBound), QString::fromStdString(report.accountant), n(report.delta, 3));
+    QStringList others;
+    for (const core::audit::AccountantEpsilon& a : report.accountantEpsilons) {
+      if (a.accountant == report.accountant) continue;
+      const bool upper = a.kind == core::accounting::BoundKind::kUpper;
+      others << QStringLiteral("%1 %2 %3%4")
+                    .arg(QString::fromStdString(a.accountant), upper ? QStringLiteral("≤") : QStringLiteral("≈"),
+                         n(a.epsilon), upper ? (a.applicable ? QString() : QStringLiteral(" (assumptions fail)"))
+                                             : QStringLiteral(" (estimate)"));
+    }
+    if (!others.isEmpty()) text += QStringLiteral("<br>Other analyses of this run: ") + others.join(QStringLiteral(", ")) + QLatin1Char('.');
   } else {
     text += QStringLiteral("; the model is not private (no upper bound).");
   }

@@ -6,6 +6,7 @@
 #include "accounting/calibration.h"
 #include "accounting/curves.h"
 #include "accounting/gdp_accountant.h"
+#include "accounting/pld_accountant.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/registry.h"
 #include "accounting/stepsize_analysis.h"
@@ -263,16 +264,29 @@ int commandDelta(const QStringList& args, Io& io) {
   if (!epsilon) return fail(io, epsilon.status());
   if (*epsilon < 0.0) return fail(io, Status::invalidArgument("--epsilon " + formatNumber(*epsilon) + ": ε must be ≥ 0"));
   const Accountant& a = *accountants->front();
-  Result<double> delta = a.delta(*params, *epsilon, *options);
+  // The exact accountant answers with a bracket; the others with one number.
+  std::optional<double> deltaLower;
+  Result<double> delta = 0.0;
+  if (const auto* pld = dynamic_cast<const PldAccountant*>(&a)) {
+    Result<std::pair<double, double>> bracket = pld->deltaBracket(*params, *epsilon, *options);
+    if (!bracket) return fail(io, bracket.status());
+    delta = bracket->first;
+    deltaLower = bracket->second;
+  } else {
+    delta = a.delta(*params, *epsilon, *options);
+  }
   if (!delta) return fail(io, delta.status());
   if (parser.isSet(QStringLiteral("json"))) {
     JsonWriter json;
     json.beginObject().field("accountant", a.id()).field("epsilon", *epsilon).field("delta", *delta);
+    if (deltaLower) json.field("delta_upper", *delta).field("delta_lower", *deltaLower);
     json.field("bound", boundKindName(a.boundKind())).endObject();
     io.out << json.str() << "\n";
   } else {
     io.out << a.id() << ": δ = " << formatNumber(*delta) << " at ε = " << formatNumber(*epsilon) << " ("
-           << boundKindName(a.boundKind()) << ")\n";
+           << boundKindName(a.boundKind());
+    if (deltaLower) io.out << "; optimistic δ = " << formatNumber(*deltaLower);
+    io.out << ")\n";
   }
   return kExitOk;
 }
@@ -466,6 +480,11 @@ int commandCalibrate(const QStringList& args, Io& io) {
     if (c->epsilon.alpha) json.field("alpha", *c->epsilon.alpha);
     if (c->epsilon.conversion) json.field("conversion", conversionName(*c->epsilon.conversion));
     json.field("bound", boundKindName(c->epsilon.bound)).field("at_lower_limit", c->atLowerLimit);
+    if (c->epsilon.epsilonUpper) json.field("epsilon_upper", *c->epsilon.epsilonUpper);
+    if (c->epsilon.epsilonLower) json.field("epsilon_lower", *c->epsilon.epsilonLower);
+    for (const NativeValue& v : c->epsilon.native) {
+      if (v.key == "discretisation") json.field("discretisation", v.value);
+    }
     json.endObject();
     io.out << json.str() << "\n";
   } else {

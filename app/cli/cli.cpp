@@ -44,7 +44,9 @@ void printUsage(std::ostream& out) {
 
 int run(const QStringList& arguments, std::ostream& out, std::ostream& err) {
   if (arguments.size() < 2) {
-    printUsage(err);
+    err << "dpx: no command given (commands: ";
+    for (std::size_t i = 0; i < kCommands.size(); ++i) err << (i ? ", " : "") << kCommands[i].name;
+    err << "; see dpx --help)\n";
     return kExitUsage;
   }
   const QString first = arguments.at(1);

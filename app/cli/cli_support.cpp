@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <string_view>
 
 #include <QRegularExpression>
@@ -20,6 +21,30 @@ using core::Status;
 
 std::string toStd(const QString& text) { return text.toStdString(); }
 
+// What a numeric flag accepts, quoted when its value is not a number at all.
+std::string numberRequirement(const QString& flag) {
+  for (const KnobInfo& info : core::knobInfos()) {
+    if (flag == QLatin1String(info.key)) return core::knobRequirement(info);
+  }
+  static const std::map<QString, std::string> kOthers{
+      {QStringLiteral("epochs"), "epochs must be a number > 0"},
+      {QStringLiteral("alphas"), "Rényi orders must be numbers > 1"},
+      {QStringLiteral("alpha"), "the Rényi order α must be a number > 1"},
+      {QStringLiteral("epsilon"), "ε must be a number ≥ 0"},
+      {QStringLiteral("target-epsilon"), "the target ε must be a number > 0"},
+      {QStringLiteral("from"), "must be a number in the varied knob's range"},
+      {QStringLiteral("to"), "must be a number in the varied knob's range"},
+      {QStringLiteral("points"), "must be an integer ≥ 2"},
+      {QStringLiteral("mu"), "μ must be a number in (0, 1000]"},
+      {QStringLiteral("confidence"), "must be a number in [0.5, 1)"},
+      {QStringLiteral("test-fraction"), "must be a number in [0, 1)"},
+      {QStringLiteral("discretisation"), "the loss grid Δ must be a number in (0, 1]"},
+      {QStringLiteral("accuracy"), "the relative bracket width must be a number in (0, 0.5]"},
+  };
+  if (auto it = kOthers.find(flag); it != kOthers.end()) return it->second;
+  return "must be a number";
+}
+
 Result<double> parseNumber(const QString& flag, const QString& text) {
   const std::string s = text.trimmed().toStdString();
   double value = 0.0;
@@ -28,7 +53,8 @@ Result<double> parseNumber(const QString& flag, const QString& text) {
   if (!s.empty() && *first == '+') ++first;
   const auto [end, ec] = std::from_chars(first, last, value);
   if (s.empty() || ec != std::errc() || end != last || !std::isfinite(value)) {
-    return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) + "' is not a number");
+    return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) + "' is not a number: " +
+                                   numberRequirement(flag));
   }
   return value;
 }
@@ -89,7 +115,10 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
       text = QStringLiteral("unknown option --%1 (see 'dpx %2 --help')")
                  .arg(m.captured(1), QString::fromStdString(io.command));
     } else if (auto m2 = missing.match(text); m2.hasMatch()) {
-      text = QStringLiteral("%1 needs a value").arg(m2.captured(1));
+      QString flag = m2.captured(1);
+      while (flag.startsWith(QLatin1Char('-'))) flag.remove(0, 1);
+      text = QStringLiteral("%1 needs a value: %2")
+                 .arg(m2.captured(1), QString::fromStdString(numberRequirement(flag)));
     } else if (auto m3 = unexpected.match(text); m3.hasMatch()) {
       text = QStringLiteral("%1 takes no value").arg(m3.captured(1));
     }
@@ -131,10 +160,7 @@ Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext con
     if (!parser.isSet(flag)) continue;
     const QString raw = parser.value(flag);
     Result<double> v = parseNumber(flag, raw);
-    if (!v) {
-      return Status::invalidArgument("--" + std::string(info.key) + " '" + toStd(raw) + "' is not a number: " +
-                                     core::knobRequirement(info));
-    }
+    if (!v) return v.status();
     if (Status s = core::validateKnob(info.knob, *v); !s.isOk()) {
       return Status::invalidArgument("--" + std::string(info.key) + " " + toStd(raw) + ": " +
                                      core::knobRequirement(info));

@@ -109,6 +109,9 @@ class Accountant {
   virtual bool hasRdp() const = 0;
   // Cheap enough to recompute on every slider move (closed forms, cached series). `pld` is not.
   virtual bool isAnalytic() const { return true; }
+  // The noise multiplier knob σ sets this analysis' noise (false for `sgmcmc`, whose noise is
+  // set by the step size): calibrating σ only makes sense when true.
+  virtual bool noiseSetBySigma() const { return true; }
   virtual std::vector<Variant> variants() const { return {Variant{"", std::string(name())}}; }
 
   // Violated assumptions for this run, in words. Empty when the analysis applies.

@@ -48,6 +48,11 @@ Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult
 Result<Calibration> calibrateSigma(const Accountant& accountant, const Params& params, double targetEpsilon,
                                    const EpsilonOptions& options) {
   DPX_RETURN_IF_ERROR(params.validate());
+  if (!accountant.noiseSetBySigma()) {
+    return Status::notApplicable(std::string(accountant.id()) +
+                                 ": σ does not set this analysis' noise (the step size η does); calibrate η with "
+                                 "the step-size analysis (dpx stepsize) instead");
+  }
   const KnobInfo& sigmaInfo = knobInfo(Knob::kSigma);
   EpsilonOptions hinted = options;
   auto epsilonOf = [&](double sigma) -> Result<EpsilonResult> {

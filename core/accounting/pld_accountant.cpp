@@ -121,7 +121,10 @@ Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
       const double span = (1.0 - progress) / 2.0;
       Result<pld::ComposedRun> finer = compute(interval, progress, progress + span);
       progress += span;
-      if (!finer) return finer.status();
+      // A finer grid that would not fit in memory leaves the coarser bracket standing: it is
+      // still a valid bracket, and its width is reported next to the requested one.
+      if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
+      if (!finer) break;
       run = std::move(finer);
       width = relativeWidth(*run, p.delta);
       ++result.refinements;
@@ -185,6 +188,7 @@ Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const Epsilon
       {"epsilon_lower", "ε, optimistic discretisation (lower bound)", *e.epsilonLower},
       {"discretisation", "loss grid Δ", r->run->interval},
       {"relative_width", "bracket width (ε_upper − ε_lower)/ε_upper", r->achievedWidth},
+      {"requested_width", "bracket width asked for (met when relative_width ≤ it)", options.exact.accuracy},
       {"truncation", "tail mass truncated", r->run->tau},
       {"window_points", "composed loss grid points", static_cast<double>(r->run->info.windowPoints)},
       {"fft_size", "FFT length", static_cast<double>(r->run->info.fftSize)},
@@ -196,9 +200,20 @@ Result<double> PldAccountant::delta(const Params& params, double epsilon, const 
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
+  Result<std::pair<double, double>> bracket = deltaBracket(params, epsilon, options);
+  if (!bracket) return bracket.status();
+  return bracket->first;
+}
+
+Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& params, double epsilon,
+                                                             const EpsilonOptions& options) const {
+  if (!std::isfinite(epsilon) || epsilon < 0.0) {
+    return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
+  }
   Result<PldRunResult> r = pldRun(params, options.exact);
   if (!r) return r.status();
-  return r->run->deltaUpper(epsilon);
+  const double upper = r->run->deltaUpper(epsilon);
+  return std::pair{upper, std::min(upper, r->run->deltaLower(epsilon))};
 }
 
 Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<const double> typeOne,

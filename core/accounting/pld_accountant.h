@@ -10,6 +10,8 @@
 // thread (ExactOptions carries progress and cancellation).
 #pragma once
 
+#include <utility>
+
 #include <memory>
 
 #include "accounting/accountant.h"
@@ -45,6 +47,9 @@ class PldAccountant final : public Accountant {
   Result<std::vector<NativeValue>> native(const Params& params) const override;
   Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
   Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
+  // δ(ε) as a bracket: {pessimistic (an upper bound), optimistic (a lower estimate)}.
+  Result<std::pair<double, double>> deltaBracket(const Params& params, double epsilon,
+                                                 const EpsilonOptions& options = {}) const;
   Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
                                  const EpsilonOptions& options = {}) const override;
 

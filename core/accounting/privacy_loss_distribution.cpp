@@ -28,6 +28,11 @@ using numerics::normalCdf;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
+// Memory guards, checked before allocating: 16 M doubles per step grid, 64 M in the composed
+// window (≈ 1.5 GB with the FFT buffers). The automatic discretisation stays far below both.
+constexpr std::int64_t kMaxStepGridPoints = 16'000'000;
+constexpr std::int64_t kMaxComposedWindowPoints = 64'000'000;
+
 Status cancelledStatus() { return Status::cancelled("the privacy loss distribution computation was cancelled"); }
 
 // FFTW's planner is not re-entrant unless told so; the GUI may compose on a worker while a
@@ -267,9 +272,10 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   const auto iHi = static_cast<std::int64_t>(std::ceil(lossHi / interval));
   const auto iLo = static_cast<std::int64_t>(std::floor(lossLo / interval));
   const std::int64_t count = iHi - iLo + 1;
-  if (count < 2 || count > 200'000'000) {
-    return Status::invalidArgument("the loss grid would need " + std::to_string(count) +
-                                   " points at discretisation " + formatNumber(interval));
+  if (count < 2 || count > kMaxStepGridPoints) {
+    return Status::invalidArgument("the loss grid of one step would need " + std::to_string(count) +
+                                   " points at discretisation " + formatNumber(interval) + " (at most " +
+                                   std::to_string(kMaxStepGridPoints) + "): choose a coarser discretisation");
   }
   const auto n = static_cast<std::size_t>(count);
   std::vector<double> d(n);
@@ -308,9 +314,10 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
   const auto iHi = static_cast<std::int64_t>(std::ceil(lossHi / interval));
   const auto iLo = static_cast<std::int64_t>(std::floor(lossLo / interval));
   const std::int64_t count = iHi - iLo + 1;
-  if (count < 2 || count > 200'000'000) {
-    return Status::invalidArgument("the loss grid would need " + std::to_string(count) +
-                                   " points at discretisation " + formatNumber(interval));
+  if (count < 2 || count > kMaxStepGridPoints) {
+    return Status::invalidArgument("the loss grid of one step would need " + std::to_string(count) +
+                                   " points at discretisation " + formatNumber(interval) + " (at most " +
+                                   std::to_string(kMaxStepGridPoints) + "): choose a coarser discretisation");
   }
   std::vector<double> w(static_cast<std::size_t>(count), 0.0);
   auto slot = [&](std::int64_t index) -> double& {
@@ -521,7 +528,7 @@ Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate
   const std::int64_t windowPoints = wHi - wLo + 1;
   std::size_t baseMax = 0;
   for (const Segment& s : segments) baseMax = std::max(baseMax, s.pld->masses().size());
-  if (windowPoints > 400'000'000) {
+  if (windowPoints > kMaxComposedWindowPoints) {
     return Status::invalidArgument("the composed loss window needs " + std::to_string(windowPoints) +
                                    " grid points at discretisation " + formatNumber(interval) +
                                    ": choose a coarser discretisation");

@@ -13,6 +13,12 @@ namespace {
 // orders that set ε unless σ is well below 1.
 const double kLatticeStep = std::log(1.002);
 
+// The first steps are charged at their own σ_t: there consecutive σ_t differ by more than a
+// lattice cell anyway, and a run of a few steps is then exact (K = 1 equals the constant
+// schedule). Past the head every lattice floor is above σ₁, so the decreasing schedule is never
+// charged more than the constant one at the same σ₁.
+constexpr std::int64_t kExactHead = 32;
+
 std::int64_t latticeIndex(double logSigma1, std::int64_t t) {
   return static_cast<std::int64_t>(std::floor((logSigma1 + std::log(static_cast<double>(t)) / 6.0) / kLatticeStep));
 }
@@ -32,6 +38,11 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
   const double logSigma1 = std::log(sigma1);
   double total = 0.0;
   std::int64_t t = 1;
+  for (; t <= std::min(steps, kExactHead); ++t) {
+    Result<double> perStep = subsampledGaussianRdp(q, sigma1 * std::pow(static_cast<double>(t), 1.0 / 6.0), alpha);
+    if (!perStep) return perStep;
+    total += *perStep;
+  }
   while (t <= steps) {
     const std::int64_t j = latticeIndex(logSigma1, t);
     // Last step of this lattice cell: σ₁ t^{1/6} < e^{(j+1)h} ⇔ t < e^{6((j+1)h − log σ₁)}.

@@ -7,9 +7,10 @@
 // multiplier σ_t = τ/(L√(η_t N)); the run composes T = K of them (the `rdp` accountant).
 // Schedules: constant η, or η_t = η·t^{−1/3} (t = 1…T) — the schedule knob's "decreasing" reads
 // as the t^{−1/3} sequence of Thm 3 here. The decreasing run is a heterogeneous composition:
-// steps are grouped on a fixed lattice of σ values 0.2 % apart and each group is charged the RDP
-// of its lattice point below: an upper bound, typically within 1 % of the exact sum (more only
-// for σ well below 1), whose lattice values are memoised across calibration steps.
+// the first 32 steps are charged exactly; later steps are grouped on a fixed lattice of σ values
+// 0.2 % apart and each group is charged the RDP of its lattice point below: an upper bound,
+// typically within 1 % of the exact sum (more only for σ well below 1), whose lattice values are
+// memoised across calibration steps.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,8 @@ class SgmcmcAccountant final : public RdpBasedAccountant {
   std::string_view citation() const override;
   const Assumptions& assumptions() const override { return m_assumptions; }
   BoundKind boundKind() const override { return BoundKind::kUpper; }
+  // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.
+  bool noiseSetBySigma() const override { return false; }
   std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
 

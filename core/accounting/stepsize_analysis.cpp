@@ -1,5 +1,7 @@
 #include "accounting/stepsize_analysis.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "accounting/calibration.h"
@@ -31,10 +33,13 @@ Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasi
   return r;
 }
 
-// η = τ²/(L²σ²N) inverts σ = τ/(L√(ηN)).
+// η = τ²/(L²σ²N) inverts σ = τ/(L√(ηN)). Rounded down until the η it returns maps back to a
+// noise multiplier ≥ σ, so the step reported keeps the ε certified at σ.
 double etaForSigma(const Params& p, double sigma) {
   const double tau = static_cast<double>(p.m);
-  return tau * tau / (p.L * p.L * sigma * sigma * static_cast<double>(p.n));
+  double eta = tau * tau / (p.L * p.L * sigma * sigma * static_cast<double>(p.n));
+  for (int i = 0; i < 64 && sgmcmcNoiseMultiplier(p, eta) < sigma; ++i) eta = std::nextafter(eta, 0.0);
+  return eta;
 }
 
 struct ExactBounds {
@@ -48,17 +53,30 @@ Result<ExactBounds> exactBounds(const Params& p, double target, const EpsilonOpt
     if (e) hint = e->alpha;
     return e;
   };
+  // Meeting the target at the smallest σ searched means the largest step size lies beyond the
+  // search (and far beyond η ≤ N/L²): there is no finite answer to report.
+  auto unbounded = [&](const Calibration& c) {
+    return Status::notApplicable("target ε = " + formatNumber(target) + " is met even at σ_eff = " +
+                                   formatNumber(c.sigma) + " (η = " + formatNumber(etaForSigma(p, c.sigma)) +
+                                   "): the step size is not limited by privacy here");
+  };
   auto fixed = calibrateDecreasing([&](double s) { return run(s, false); }, target, kSigmaLo, kSigmaHi);
   if (!fixed) return fixed.status().withContext("exact fixed step");
-  // σ_t = σ₁t^{1/6} ∈ [σ₁, σ₁T^{1/6}]: σ₁ = σ* (the fixed answer) is private enough and
-  // σ₁ = σ*/T^{1/6} is not, so the decreasing answer lies in between — a narrow bracket
-  // keeps the search on few lattice cells.
+  if (fixed->atLowerLimit) return unbounded(*fixed).withContext("exact fixed step");
+  // σ_t = σ₁t^{1/6} ≥ σ₁, so σ₁ = σ* (the fixed answer) is private enough and σ₁ = σ*/T^{1/6}
+  // is not: the decreasing answer lies in between, and a narrow bracket keeps the search on few
+  // lattice cells. Should rounding ever put the answer outside, the whole range is searched.
   const double spread = std::pow(static_cast<double>(p.K), 1.0 / 6.0);
   const double hi = std::min(kSigmaHi, fixed->sigma * (1.0 + 1e-9));
   const double lo = std::max(kSigmaLo, fixed->sigma / spread * (1.0 - 1e-9));
-  auto decreasing = lo < hi ? calibrateDecreasing([&](double s) { return run(s, true); }, target, lo, hi)
-                            : calibrateDecreasing([&](double s) { return run(s, true); }, target, kSigmaLo, kSigmaHi);
+  auto decreasingOf = [&](double s) { return run(s, true); };
+  Result<Calibration> decreasing = Status::invalidArgument("empty bracket");
+  if (lo < hi) decreasing = calibrateDecreasing(decreasingOf, target, lo, hi);
+  if (!decreasing || (decreasing->atLowerLimit && lo > kSigmaLo)) {
+    decreasing = calibrateDecreasing(decreasingOf, target, kSigmaLo, kSigmaHi);
+  }
   if (!decreasing) return decreasing.status().withContext("exact decreasing step");
+  if (decreasing->atLowerLimit) return unbounded(*decreasing).withContext("exact decreasing step");
   return ExactBounds{fixed->sigma, decreasing->sigma};
 }
 
@@ -112,6 +130,12 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& p, double target, const E
   if (!current) return current.status().withContext("ε at the current η");
   a.epsilonAtCurrentEta = current->epsilon;
   a.limits = stepSizeLimits(p);
+  for (const auto& [name, value] : {std::pair{"exact fixed η", a.exactFixed}, {"exact decreasing η₁", a.exactDecreasingEta1},
+                                    {"c", a.c}, {"c₂", a.c2}, {"Li et al. fixed η", a.liFixed},
+                                    {"Li et al. decreasing η at t = 1", a.liDecreasingT1}, {"Wang et al. η", a.wang},
+                                    {"ε at the current η", a.epsilonAtCurrentEta}}) {
+    if (Result<double> v = finiteOrStatus(value, name); !v) return v.status().withContext("step-size analysis");
+  }
   return a;
 }
 
@@ -129,13 +153,18 @@ Result<StepSizeCurves> stepSizeCurves(const Params& p, std::span<const double> e
   StepSizeCurves curves;
   for (double eps : epsilons) {
     Result<ExactBounds> exact = exactBounds(p, eps, options);
-    if (!exact) continue;  // a target out of reach has no step size; the curve skips it
+    if (!exact) continue;  // a target out of reach (or not limiting) has no step size; the curve skips it
+    const std::array<double, 5> point{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing),
+                                      eps * eps * N / (c * c * p.L * p.L * T * logInvDelta),
+                                      eps * eps * N / (c2 * c2 * p.L * p.L * std::pow(T, 2.0 / 3.0) * logInvDelta),
+                                      wangStepSize(p, eps)};
+    if (!std::all_of(point.begin(), point.end(), isReportable)) continue;
     curves.epsilon.push_back(eps);
-    curves.exactFixed.push_back(etaForSigma(p, exact->sigmaFixed));
-    curves.exactDecreasing.push_back(etaForSigma(p, exact->sigmaDecreasing));
-    curves.liFixed.push_back(eps * eps * N / (c * c * p.L * p.L * T * logInvDelta));
-    curves.liDecreasing.push_back(eps * eps * N / (c2 * c2 * p.L * p.L * std::pow(T, 2.0 / 3.0) * logInvDelta));
-    curves.wang.push_back(wangStepSize(p, eps));
+    curves.exactFixed.push_back(point[0]);
+    curves.exactDecreasing.push_back(point[1]);
+    curves.liFixed.push_back(point[2]);
+    curves.liDecreasing.push_back(point[3]);
+    curves.wang.push_back(point[4]);
   }
   if (curves.epsilon.empty()) return Status::invalidArgument("no target ε in the range is reachable");
   return curves;

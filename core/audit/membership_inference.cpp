@@ -15,6 +15,7 @@
 
 #include "accounting/registry.h"
 #include "common/format.h"
+#include "training/mechanism.h"
 #include "training/rng.h"
 
 namespace dpx::core::audit {
@@ -488,6 +489,7 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
       notes.push_back("the target run violates assumptions of its accountant, so its ε may not be a valid upper "
                       "bound (see violations)");
     }
+    report.accountantEpsilons = accountantEpsilons(report.training);
     flagContradiction(report);
     report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     meter.finish();
@@ -497,14 +499,44 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
   }
 }
 
+std::vector<AccountantEpsilon> accountantEpsilons(const training::TrainingResult& run) {
+  std::vector<AccountantEpsilon> out;
+  if (run.epsilon && !run.run.accountant.empty()) {
+    const accounting::Accountant* own = accounting::findAccountant(run.run.accountant);
+    out.push_back({run.run.accountant, *run.epsilon, own ? own->boundKind() : accounting::BoundKind::kUpper,
+                   run.run.violations.empty()});
+  }
+  if (run.stepsDone <= 0) return out;
+  Params p = run.run.accountantParams;
+  p.K = run.stepsDone;
+  for (std::string_view id : training::accountantsFor(run.run.mechanism)) {
+    if (id == run.run.accountant) continue;
+    const accounting::Accountant* a = accounting::findAccountant(id);
+    if (!a) continue;
+    Result<accounting::EpsilonResult> e = a->epsilon(p);
+    if (!e) continue;  // an analysis that cannot answer for this run proves nothing here
+    out.push_back({std::string(id), e->epsilon, e->bound, a->check(p).empty()});
+  }
+  return out;
+}
+
 void flagContradiction(AuditReport& report) {
-  report.contradiction = report.epsilonUpperBound && report.epsilonLowerBound > *report.epsilonUpperBound;
+  // The tightest proven bound: the run's own ε and every applicable upper bound of the mechanism.
+  std::optional<double> tightest = report.epsilonUpperBound;
+  std::string prover = report.accountant.empty() ? std::string("the accountant") : report.accountant;
+  for (const AccountantEpsilon& a : report.accountantEpsilons) {
+    if (a.kind != accounting::BoundKind::kUpper || !a.applicable) continue;
+    if (!tightest || a.epsilon < *tightest) {
+      tightest = a.epsilon;
+      prover = a.accountant;
+    }
+  }
+  report.contradiction = tightest && report.epsilonLowerBound > *tightest;
   report.message.clear();
   if (!report.contradiction) return;
   report.message = "CONTRADICTION: the audit proves ε ≥ " + formatNumber(report.epsilonLowerBound, 6) +
                    " (confidence " + formatNumber(report.confidence) + ", δ = " + formatNumber(report.delta) +
-                   "), above the ε = " + formatNumber(*report.epsilonUpperBound, 6) + " that " +
-                   (report.accountant.empty() ? std::string("the accountant") : report.accountant) +
+                   "), above the ε = " + formatNumber(*tightest, 6) + " that " + prover +
                    " proved for this run: the trainer or the accountant has a bug";
 }
 
@@ -543,6 +575,12 @@ void writeAuditJson(JsonWriter& json, const AuditReport& report) {
     json.null();
   }
   json.field("upper_bound_accountant", report.accountant);
+  json.key("accountant_epsilons").beginArray();
+  for (const AccountantEpsilon& a : report.accountantEpsilons) {
+    json.beginObject().field("accountant", a.accountant).field("epsilon", a.epsilon);
+    json.field("bound", std::string(accounting::boundKindName(a.kind))).field("applicable", a.applicable).endObject();
+  }
+  json.endArray();
   json.field("contradiction", report.contradiction);
   json.field("message", report.message);
   json.field("pool_size", report.poolSize).field("canaries", report.canaries);
@@ -594,6 +632,12 @@ std::string describeAudit(const AuditReport& report) {
   if (report.epsilonUpperBound) {
     out << "proven ε ≤ " << formatNumber(*report.epsilonUpperBound, 6) << " (" << report.accountant << "): "
         << (report.contradiction ? "CONTRADICTED" : "consistent with the audit") << "\n";
+    for (const AccountantEpsilon& a : report.accountantEpsilons) {
+      if (a.accountant == report.accountant) continue;
+      out << "  " << a.accountant << ": ε " << (a.kind == accounting::BoundKind::kUpper ? "≤ " : "≈ ")
+          << formatNumber(a.epsilon, 6) << " (" << accounting::boundKindName(a.kind)
+          << (a.applicable ? "" : ", assumptions violated") << ")\n";
+    }
   } else {
     out << "no proven upper bound (not private)\n";
   }

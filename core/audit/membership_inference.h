@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/accountant.h"
 #include "audit/epsilon_lower_bound.h"
 #include "audit/roc.h"
 #include "common/status.h"
@@ -74,6 +75,14 @@ struct AttackReport {
   std::vector<double> scores;  // per audited record
 };
 
+// What one accountant that covers the audited mechanism says of the run (dp-sgd: rdp, gdp, pld).
+struct AccountantEpsilon {
+  std::string accountant;
+  double epsilon = 0.0;
+  accounting::BoundKind kind = accounting::BoundKind::kUpper;
+  bool applicable = true;  // its check() passed: an upper bound it gives is proven for this run
+};
+
 struct AuditReport {
   training::TrainingResult training;  // the target run (its model, history and ε)
   std::vector<AttackReport> attacks;  // loss threshold, then LiRA
@@ -85,7 +94,10 @@ struct AuditReport {
   double delta = 0.0;                       // δ of both the bound and the run's guarantee
   std::optional<double> epsilonUpperBound;  // the target run's accountant ε (absent for sgd)
   std::string accountant;                   // who proved it
-  bool contradiction = false;               // epsilonLowerBound > epsilonUpperBound
+  // Every accountant of the mechanism at the run's δ (the run's own first); the audit is checked
+  // against the smallest applicable upper bound among them and the run's own ε.
+  std::vector<AccountantEpsilon> accountantEpsilons;
+  bool contradiction = false;               // epsilonLowerBound > the smallest proven upper bound
   std::string message;                      // the loud one when contradiction, else empty
   std::int64_t poolSize = 0;        // training records + canaries
   std::int64_t canaries = 0;
@@ -112,7 +124,11 @@ std::vector<double> trueClassLogits(const training::SoftmaxModel& model, const t
 std::vector<double> liraScores(std::span<const double> targetPhi, const std::vector<std::vector<double>>& shadowPhi,
                                const std::vector<std::vector<std::uint8_t>>& shadowIn);
 
-// Sets `contradiction` and the loud `message` when epsilonLowerBound exceeds epsilonUpperBound
+// ε of the run (steps done, its δ) from every accountant that covers its mechanism, its own first.
+std::vector<AccountantEpsilon> accountantEpsilons(const training::TrainingResult& run);
+
+// Sets `contradiction` and the loud `message` when epsilonLowerBound exceeds epsilonUpperBound or
+// any applicable upper bound in accountantEpsilons
 // (runAudit calls it; public so the rule is testable without a broken trainer).
 void flagContradiction(AuditReport& report);
 

@@ -157,8 +157,10 @@ std::string knobRangeText(const KnobInfo& info) {
 }
 
 std::string knobRequirement(const KnobInfo& info) {
-  return std::string("the ") + info.title + " " + info.symbol + " must be " + (info.integer ? "an integer " : "") +
-         "in " + knobRangeText(info);
+  // Titles such as "target δ" already carry the symbol.
+  const std::string title(info.title);
+  const std::string name = title.find(info.symbol) == std::string::npos ? title + " " + info.symbol : title;
+  return "the " + name + " must be " + (info.integer ? "an integer " : "") + "in " + knobRangeText(info);
 }
 
 Status validateKnob(Knob knob, double value) {

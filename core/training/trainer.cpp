@@ -13,6 +13,7 @@
 #include "accounting/output_perturbation_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
+#include "accounting/sgmcmc_accountant.h"
 #include "accounting/stepsize_analysis.h"
 #include "common/format.h"
 #include "training/rng.h"
@@ -165,7 +166,9 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
                           formatNumber(p.sigma));
     }
   }
-  run.sigma = p.sigma;
+  // SGLD posterior sampling has no σ knob: its Langevin noise N(0, η/N) acts as the noise
+  // multiplier τ/(L√(ηN)) of the subsampled Gaussian that `sgmcmc` accounts for.
+  run.sigma = mechanism == Mechanism::kSgldPosterior ? accounting::sgmcmcNoiseMultiplier(p, p.eta) : p.sigma;
   run.eta = p.eta;
   if (mechanism == Mechanism::kDpSgld) {
     const accounting::SgldSchedule schedule = accounting::sgldSchedule(p);
@@ -184,12 +187,14 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   return std::unique_ptr<Trainer>(new Trainer(config, std::move(data), std::move(run)));
 }
 
-std::optional<double> Trainer::epsilonAfter(std::int64_t steps) const {
+std::optional<double> Trainer::epsilonAfter(std::int64_t steps, bool averagedRelease) const {
   if (m_run.accountant.empty()) return std::nullopt;
   if (steps <= 0) return 0.0;  // nothing private has been touched
   const Accountant* accountant = accounting::findAccountant(m_run.accountant);
   Params p = m_run.accountantParams;
   if (m_run.mechanism == Mechanism::kOutpert) {
+    // Prop. 3's averaged release has the smaller ε; a plain iterate must be charged Prop. 2.
+    p.averaged = p.averaged && averagedRelease;
     // Releasing θ_e with the run's final noise s = σΔ_E: ε_α = α(Δ_e/Δ_E)²/(2σ²).
     Params at = p;
     at.K = steps;
@@ -260,15 +265,19 @@ Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallb
     record.steps = stepsDone;
     record.seconds = trainingSeconds;
     SoftmaxModel shown = model;
+    bool averagedRelease = false;
     if (mechanism == Mechanism::kOutpert) {
-      // What a release at this epoch would look like: the model plus its output noise.
+      // What a release at this epoch would look like: the model (the last epoch's average at the
+      // end of an averaged run) plus its output noise.
+      averagedRelease = p.averaged && stepsDone == r.steps && lastEpochCount > 0;
+      if (averagedRelease) shown.parameters() = lastEpochSum / static_cast<float>(lastEpochCount);
       addNoise(shown.parameters(), r.outputNoiseStd, seed, Stream::kDisplayNoise, static_cast<std::uint64_t>(e));
     }
     const Evaluation onTrain = evaluate(shown, train);
     record.trainAccuracy = onTrain.accuracy;
     record.loss = onTrain.meanLoss;
     record.testAccuracy = test.size() > 0 ? evaluate(shown, test).accuracy : 0.0;
-    record.epsilonSpent = epsilonAfter(stepsDone);
+    record.epsilonSpent = epsilonAfter(stepsDone, averagedRelease);
     result.history.push_back(record);
     if (result.history.size() == 1) {
       result.secondsToFirstEpoch = std::chrono::duration<double>(Clock::now() - wallStart).count();
@@ -375,13 +384,16 @@ Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallb
   result.stepsDone = step;
   result.trainingSeconds = trainingSeconds;
 
-  // The release.
-  if (mechanism == Mechanism::kOutpert && !cancelled) {
-    if (p.averaged && lastEpochCount > 0) theta = lastEpochSum / static_cast<float>(lastEpochCount);
+  // The release. A cancelled outpert run is released too — with its output noise, which the
+  // steps done need at least as much as the full run (Δ grows with the steps) — never bare.
+  bool averagedRelease = false;
+  if (mechanism == Mechanism::kOutpert) {
+    averagedRelease = p.averaged && !cancelled && lastEpochCount > 0;
+    if (averagedRelease) theta = lastEpochSum / static_cast<float>(lastEpochCount);
     addNoise(theta, r.outputNoiseStd, seed, Stream::kReleaseNoise, 0);
   }
   result.model = model;
-  result.epsilon = epsilonAfter(result.stepsDone);
+  result.epsilon = epsilonAfter(result.stepsDone, averagedRelease);
   const Evaluation finalTrain = evaluate(model, train);
   result.finalTrainAccuracy = finalTrain.accuracy;
   result.finalTestAccuracy = test.size() > 0 ? evaluate(model, test).accuracy : 0.0;

@@ -49,7 +49,7 @@ struct ResolvedRun {
   std::int64_t steps = 0;
   std::int64_t stepsPerEpoch = 0;
   int epochs = 0;
-  double sigma = 0.0;          // noise multiplier used (after calibration)
+  double sigma = 0.0;          // noise multiplier used (after calibration; sgld-posterior: τ/(L√(ηN)))
   double eta = 0.0;            // step size (η₀ / η₁ of a schedule)
   double clipNorm = 0.0;       // L used for clipping
   double lipschitzFromData = 0.0;
@@ -120,7 +120,9 @@ class Trainer {
  private:
   Trainer(TrainerConfig config, std::shared_ptr<const TrainTestSplit> data, ResolvedRun run)
       : m_config(std::move(config)), m_data(std::move(data)), m_run(std::move(run)) {}
-  std::optional<double> epsilonAfter(std::int64_t steps) const;
+  // ε of releasing the model after `steps` steps; for outpert `averagedRelease` says whether the
+  // released θ is the last epoch's average (Prop. 3) or the plain iterate.
+  std::optional<double> epsilonAfter(std::int64_t steps, bool averagedRelease = false) const;
   TrainerConfig m_config;
   std::shared_ptr<const TrainTestSplit> m_data;
   ResolvedRun m_run;

@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "cli.h"
+#include "common/params.h"
 #include "test_util.h"
 
 namespace {
@@ -79,6 +80,19 @@ class TestDpxCli : public QObject {
     QTest::newRow("delta negative epsilon") << "delta --accountant rdp --epsilon -1" << "ε";
     QTest::newRow("rdp of gdp") << "rdp --accountant gdp --alphas 2" << "gdp";
     QTest::newRow("stray argument") << "epsilon rdp" << "rdp";
+    QTest::newRow("no command") << "" << "no command";
+    QTest::newRow("epochs not a number") << "epsilon --accountant rdp --epochs abc" << "> 0";
+    QTest::newRow("alphas not numbers") << "epsilon --accountant rdp --alphas 2,abc" << "> 1";
+    QTest::newRow("missing value names the range") << "epsilon --accountant rdp --sigma" << "[0.05, 100]";
+    QTest::newRow("delta names its symbol once") << "epsilon --accountant rdp --delta 2" << "the target δ must be";
+    // Every knob of SPEC §1 below and above its range (the GUI's ranges are the CLI's).
+    for (const dpx::core::KnobInfo& info : dpx::core::knobInfos()) {
+      const QString flag = QStringLiteral("--") + QString::fromLatin1(info.key);
+      const double below = info.min > 0.0 ? info.min / 2.0 : -1.0;
+      QTest::newRow(qPrintable(flag + QStringLiteral(" below"))) << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(below) << flag;
+      if (info.knob == dpx::core::Knob::kM) continue;  // above n is its own row
+      QTest::newRow(qPrintable(flag + QStringLiteral(" above"))) << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(info.max * 2.0) << flag;
+    }
   }
   void badInputExitsTwoWithOneLine() {
     QFETCH(QString, args);
@@ -182,6 +196,24 @@ class TestDpxCli : public QObject {
     const Run bad = dpxRun(split(QStringLiteral("epsilon --accountant pld --accuracy 0")));
     QCOMPARE(bad.code, 2);
     QVERIFY(bad.err.contains(QStringLiteral("--accuracy")));
+
+    // δ(ε) as a bracket around the pessimistic δ, which is the contracted "delta".
+    const Run d = dpxRun(split(QStringLiteral("delta --accountant pld --sigma 1.3 --epochs 15 --epsilon 0.8 --json")));
+    QCOMPARE(d.code, 0);
+    const QJsonObject dj = QJsonDocument::fromJson(d.out.toUtf8()).object();
+    const double deltaUpper = dj.value(QStringLiteral("delta_upper")).toDouble();
+    const double deltaLower = dj.value(QStringLiteral("delta_lower")).toDouble();
+    QCOMPARE(dj.value(QStringLiteral("delta")).toDouble(), deltaUpper);
+    QVERIFY(deltaLower > 0.0 && deltaLower <= deltaUpper);
+    QVERIFY(deltaUpper < 1e-4);  // ε = 0.8 is just below the run's ε ≈ 0.86 at δ = 1e−5
+
+    // Calibration with the exact accountant reports the bracket at the σ it returns.
+    const Run c = dpxRun(split(QStringLiteral("calibrate --accountant pld --target-epsilon 1 --epochs 15 --json")));
+    QCOMPARE(c.code, 0);
+    const QJsonObject cj = QJsonDocument::fromJson(c.out.toUtf8()).object();
+    QVERIFY(cj.value(QStringLiteral("epsilon_upper")).toDouble() <= 1.0);
+    QVERIFY(cj.value(QStringLiteral("epsilon_lower")).toDouble() <= cj.value(QStringLiteral("epsilon_upper")).toDouble());
+    QVERIFY(cj.value(QStringLiteral("discretisation")).toDouble() > 0.0);
   }
 
   void trainJsonHasTheContractedShape() {
@@ -233,6 +265,25 @@ class TestDpxCli : public QObject {
     const Run r = dpxRun(split(QStringLiteral("calibrate --accountant rdp --target-epsilon 1e-6")));
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(QStringLiteral("unreachable")));
+  }
+
+  void sigmaFreeCalibrationAndUnlimitedStepSizeSayWhy() {
+    // sgmcmc's noise is set by η: calibrating σ is refused with the reason (exit 1, one line).
+    Run r = dpxRun(split(QStringLiteral("calibrate --accountant sgmcmc --target-epsilon 1")));
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(r.err.contains(QStringLiteral("stepsize")), qPrintable(r.err));
+    // A target that never limits the step size: a reason, never a NaN or Inf.
+    r = dpxRun(split(QStringLiteral("stepsize --target-epsilon 1e300 --json")));
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains(QStringLiteral("not limited by privacy")), qPrintable(r.err));
+    // One step: the decreasing schedule is the fixed one.
+    r = dpxRun(split(QStringLiteral("stepsize --K 1 --target-epsilon 1 --json")));
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    DPX_COMPARE_REL(o.value(QStringLiteral("exact_decreasing_eta1")).toDouble(),
+                    o.value(QStringLiteral("exact_fixed")).toDouble(), 1e-8);
   }
 
   void realBinaryExitCodesAndSingleLine() {

@@ -413,6 +413,14 @@ class TestMembershipInference : public QObject {
       QVERIFY(r->epsilonLowerBound < *r->epsilonUpperBound);
       QVERIFY(!r->contradiction);
       QVERIFY(r->message.empty());
+      // DP-SGD is covered by rdp (the run's own), gdp (an estimate) and pld (the tight bound).
+      QCOMPARE(r->accountantEpsilons.size(), std::size_t(3));
+      QCOMPARE(r->accountantEpsilons[0].accountant, std::string("rdp"));
+      for (const AccountantEpsilon& a : r->accountantEpsilons) {
+        QVERIFY(std::isfinite(a.epsilon) && a.epsilon > 0.0);
+        if (a.accountant == "pld") QVERIFY(a.epsilon <= *r->epsilonUpperBound);
+        QVERIFY(r->epsilonLowerBound < a.epsilon);
+      }
       QVERIFY(r->training.finalTestAccuracy > 0.5);  // the model learnt something: not a vacuous audit
       QCOMPARE(r->auditedRecords, canaries > 0 ? canaries : data->train.size());
     }
@@ -553,6 +561,20 @@ class TestMembershipInference : public QObject {
     flagContradiction(report);
     QVERIFY(!report.contradiction);
     QVERIFY(report.message.empty());
+    // A tighter applicable upper bound of another accountant of the mechanism counts; an
+    // estimate (gdp) or an analysis whose assumptions fail does not.
+    report.epsilonUpperBound = 2.0;
+    report.epsilonLowerBound = 1.5;
+    report.accountantEpsilons = {{"rdp", 2.0, accounting::BoundKind::kUpper, true},
+                                 {"gdp", 1.0, accounting::BoundKind::kEstimate, true},
+                                 {"cyclic", 0.5, accounting::BoundKind::kUpper, false}};
+    flagContradiction(report);
+    QVERIFY(!report.contradiction);
+    report.accountantEpsilons.push_back({"pld", 1.2, accounting::BoundKind::kUpper, true});
+    flagContradiction(report);
+    QVERIFY(report.contradiction);
+    QVERIFY(report.message.find("pld") != std::string::npos);
+    report.accountantEpsilons.clear();
     report.epsilonUpperBound.reset();  // sgd: nothing proven, nothing contradicted
     report.epsilonLowerBound = 10.0;
     flagContradiction(report);

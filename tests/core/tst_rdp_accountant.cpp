@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QFile>
 #include <QTest>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
@@ -60,6 +61,17 @@ double rdpByQuadrature(double q, double sigma, double alpha) {
 class TestRdpAccountant : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // The suite reads a copy of ../shared/reference/dpsgd_mnist.json so it runs without shared/;
+  // where shared/ is beside the checkout (CI), the copy must not have drifted from it.
+  void referenceCopyMatchesShared() {
+    QFile shared(QStringLiteral(DPX_TEST_DATA_DIR "/../../../shared/reference/dpsgd_mnist.json"));
+    if (!shared.open(QIODevice::ReadOnly)) QSKIP("../shared/reference is not beside this checkout");
+    QFile copy(QStringLiteral(DPX_TEST_DATA_DIR "/dpsgd_mnist.json"));
+    QVERIFY(copy.open(QIODevice::ReadOnly));
+    QVERIFY2(copy.readAll() == shared.readAll(),
+             "tests/data/dpsgd_mnist.json differs from ../shared/reference/dpsgd_mnist.json: copy it again");
+  }
+
   void referenceCases_data() {
     QTest::addColumn<double>("sigma");
     QTest::addColumn<double>("epochs");

@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include "accounting/rdp_accountant.h"
+#include "accounting/sgmcmc_accountant.h"
 #include "accounting/stepsize_analysis.h"
 #include "test_util.h"
 
@@ -83,6 +84,58 @@ class TestStepsizeAnalysis : public QObject {
     QCOMPARE(find("outpert"), 0.5);
     DPX_COMPARE_REL(find("outpert_optimal"), 2.0 / 4.5, 1e-15);
     QCOMPARE(find("sgmcmc_upper"), double(p.n));
+  }
+
+  void exactStepsAreTheLargest_data() {
+    QTest::addColumn<qint64>("steps");
+    QTest::addColumn<double>("target");
+    for (qint64 K : {1, 2, 5, 40, 10000}) {
+      for (double target : {0.1, 1.0}) {
+        QTest::newRow(qPrintable(QStringLiteral("K=%1 eps=%2").arg(K).arg(target))) << K << target;
+      }
+    }
+  }
+  void exactStepsAreTheLargest() {
+    QFETCH(qint64, steps);
+    QFETCH(double, target);
+    Params p = seed004Example();
+    p.K = steps;
+    auto a = analyzeStepSize(p, target);
+    QVERIFY2(a.isOk(), a.status().message().c_str());
+    const SgmcmcAccountant accountant;
+    for (Schedule schedule : {Schedule::kConstant, Schedule::kDecreasing}) {
+      Params run = p;
+      run.schedule = schedule;
+      run.eta = schedule == Schedule::kConstant ? a->exactFixed : a->exactDecreasingEta1;
+      QVERIFY(accountant.epsilon(run)->epsilon <= target);
+      run.eta *= 1.001;  // a step 0.1 % larger breaks the target: the answer is the largest
+      QVERIFY2(accountant.epsilon(run)->epsilon > target, qPrintable(QStringLiteral("schedule %1").arg(int(schedule))));
+    }
+    // σ_t = σ₁t^{1/6} ≥ σ₁: the decreasing schedule may start at least as large; one step is the same run.
+    QVERIFY(a->exactDecreasingEta1 >= a->exactFixed * (1 - 1e-9));
+    if (steps == 1) DPX_COMPARE_REL(a->exactDecreasingEta1, a->exactFixed, 1e-8);
+  }
+
+  void moreStepsAllowSmallerSteps() {
+    Params p = seed004Example();
+    double lastFixed = INFINITY, lastDecreasing = INFINITY;
+    for (std::int64_t K : {1, 2, 5, 10, 100, 1000, 100000}) {
+      p.K = K;
+      auto a = analyzeStepSize(p, 1.0);
+      QVERIFY2(a.isOk(), a.status().message().c_str());
+      QVERIFY(a->exactFixed < lastFixed);
+      QVERIFY(a->exactDecreasingEta1 < lastDecreasing);
+      lastFixed = a->exactFixed;
+      lastDecreasing = a->exactDecreasingEta1;
+    }
+  }
+
+  void aTargetThatDoesNotLimitTheStepSaysSo() {
+    // ε = 1e300 is met at any σ searched: no finite "largest η" exists, and nothing non-finite
+    // may come out.
+    auto a = analyzeStepSize(seed004Example(), 1e300);
+    QVERIFY(!a.isOk());
+    QVERIFY(QString::fromStdString(a.status().message()).contains(QStringLiteral("not limited by privacy")));
   }
 
   void badTargets() {

@@ -240,6 +240,37 @@ class TestTrainer : public QObject {
     QCOMPARE(*result->epsilon, accounting::findAccountant("rdp")->epsilon(done)->epsilon);
   }
 
+  void cancelledOutputPerturbationIsStillReleasedWithItsNoise() {
+    // outpert trains without noise; its privacy is the output noise. A run cancelled after the
+    // first epoch must still add it: the released models of two runs that differ only in σ
+    // (identical noiseless trajectories) differ by about σ·Δ·√d, and ε is that of a plain release.
+    auto split = clusterSplit(2000, 20, 4);
+    auto cancelledRelease = [&](double sigma, bool averaged = true) {
+      TrainerConfig c = baseConfig(Mechanism::kOutpert);
+      c.knobs.sigma = sigma;
+      c.knobs.averaged = averaged;  // cancelled before the last epoch: the plain iterate is released
+      c.epochs = 5;
+      TrainingControl control;
+      TrainerCallbacks callbacks;
+      callbacks.epochDone = [&](const EpochRecord&) { control.requestCancel(); };
+      auto result = (*Trainer::create(c, split))->run(&control, callbacks);
+      if (!result) qFatal("%s", result.status().message().c_str());
+      return std::move(*result);
+    };
+    const TrainingResult quiet = cancelledRelease(0.05);
+    const TrainingResult loud = cancelledRelease(100.0);
+    QVERIFY(quiet.cancelled && loud.cancelled);
+    QCOMPARE(loud.stepsDone, quiet.stepsDone);
+    const double distance = (loud.model.parameters() - quiet.model.parameters()).cast<double>().norm();
+    const double d = static_cast<double>(loud.model.parameters().size());
+    const double expected = std::sqrt(d) * std::hypot(loud.run.outputNoiseStd, quiet.run.outputNoiseStd);
+    QVERIFY2(std::abs(distance / expected - 1.0) < 0.2, qPrintable(QStringLiteral("%1 vs %2").arg(distance).arg(expected)));
+    // Charged as a plain release (Prop. 2), which costs more than the averaged one (Prop. 3).
+    const TrainingResult plain = cancelledRelease(100.0, false);
+    QVERIFY(std::isfinite(*loud.epsilon) && *loud.epsilon > 0.0);
+    QCOMPARE(*loud.epsilon, *plain.epsilon);
+  }
+
   void pauseHoldsTheRun() {
     auto split = clusterSplit(5000, 20, 4);
     TrainerConfig c = baseConfig(Mechanism::kSgd);
@@ -320,20 +351,31 @@ class TestTrainer : public QObject {
     QVERIFY(sgd.isOk());
     qInfo("digits, non-private SGD: test accuracy %.4f", sgd->finalTestAccuracy);
     QVERIFY(sgd->finalTestAccuracy >= 0.93);
-    for (Mechanism m : {Mechanism::kDpSgld, Mechanism::kDpSgd}) {
+    // Every private mechanism at ε ≤ 3, each at a step size its analysis allows (η < 1/β for
+    // dp-sgld, η < 2/β for outpert's contraction; β ≈ 1 on unit-norm rows). The floors sit about
+    // ten points below what this seed reaches (dp-sgd 0.91, sgld-posterior 0.91, cyclic 0.72,
+    // dp-sgld 0.70, outpert 0.50): output perturbation pays for its noise on the whole model.
+    struct Case {
+      Mechanism mechanism;
+      double eta;
+      double floor;
+    };
+    for (const Case& k : {Case{Mechanism::kDpSgd, 2.0, 0.8}, Case{Mechanism::kSgldPosterior, 2.0, 0.8},
+                          Case{Mechanism::kCyclic, 2.0, 0.6}, Case{Mechanism::kDpSgld, 0.5, 0.55},
+                          Case{Mechanism::kOutpert, 0.5, 0.35}}) {
       TrainerConfig p = c;
-      p.mechanism = m;
+      p.mechanism = k.mechanism;
       p.knobs.m = 64;
-      p.knobs.eta = m == Mechanism::kDpSgld ? 0.5 : 2.0;
+      p.knobs.eta = k.eta;
       p.knobs.lambda = 1e-3;
       p.epochs = 20;
       p.targetEpsilon = 3.0;
       auto r = (*Trainer::create(p, split))->run();
       QVERIFY(r.isOk());
-      qInfo("digits, %s at ε ≤ 3 (δ = 1e-5): test accuracy %.4f, ε = %.4f, σ = %.4f", mechanismId(m).data(),
-            r->finalTestAccuracy, *r->epsilon, r->run.sigma);
+      qInfo("digits, %s at ε ≤ 3 (δ = 1e-5): test accuracy %.4f, ε = %.4f, σ = %.4f, η = %.4g",
+            mechanismId(k.mechanism).data(), r->finalTestAccuracy, *r->epsilon, r->run.sigma, r->run.eta);
       QVERIFY(*r->epsilon <= 3.0);
-      QVERIFY(r->finalTestAccuracy > 0.5);
+      QVERIFY2(r->finalTestAccuracy > k.floor, mechanismId(k.mechanism).data());
     }
   }
 };

@@ -205,6 +205,13 @@ void ChartPanel::redraw(Curve& curve) {
   curve.series->replace(curve.style.scatter ? clean : decimatePoints(clean, maxDrawnPoints()));
 }
 
+namespace {
+bool g_openGLSeries = false;
+}  // namespace
+
+void ChartPanel::setOpenGLSeries(bool enabled) { g_openGLSeries = enabled; }
+bool ChartPanel::openGLSeries() { return g_openGLSeries; }
+
 void ChartPanel::setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style) {
   auto it = m_curves.find(id);
   if (it != m_curves.end() && it->second.style.scatter != style.scatter) {
@@ -214,6 +221,7 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   if (it == m_curves.end()) {
     Curve curve;
     curve.series = style.scatter ? static_cast<QXYSeries*>(new QScatterSeries()) : new QLineSeries();
+    if (g_openGLSeries && !style.scatter) curve.series->setUseOpenGL(true);
     m_chart->addSeries(curve.series);
     attach(curve.series);
     QXYSeries* series = curve.series;

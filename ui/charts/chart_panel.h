@@ -56,6 +56,12 @@ class ChartPanel : public QWidget {
   ChartPanel(const QString& title, const QString& xTitle, const QString& yTitle, QWidget* parent = nullptr);
   ~ChartPanel() override;
 
+  // Opt-in (dpexplorer --opengl): draw the line series of charts created afterwards through
+  // OpenGL. Off by default — the raster engine draws everywhere, offscreen and in exports, and
+  // an OpenGL series without a context is not drawn at all (QT_NOTES.md).
+  static void setOpenGLSeries(bool enabled);
+  static bool openGLSeries();
+
   void setLogAxis(Qt::Orientation orientation, bool logarithmic);
   bool isLogAxis(Qt::Orientation orientation) const;
   void setAxisTitle(Qt::Orientation orientation, const QString& title);
