@@ -114,8 +114,10 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
   form->addRow(m_targetMode, m_target);
   form->addRow(QStringLiteral("threads"), m_threads);
   form->addRow(QStringLiteral("seed"), m_seed);
-  auto* note = new QLabel(QStringLiteral("σ, δ, clip norm L and the schedule come from the explorer's knobs."), optBox);
-  note->setWordWrap(true);
+  // One short line: a word-wrapped label in a squeezed form gets clipped.
+  auto* note = new QLabel(QStringLiteral("σ, δ, L, schedule: the knobs on the left"), optBox);
+  note->setToolTip(QStringLiteral("The noise multiplier σ (unless calibrated), δ, the clip norm L and the schedule "
+                                  "come from the explorer's parameter panel."));
   note->setStyleSheet(QStringLiteral("color: palette(mid);"));
   form->addRow(note);
   left->addWidget(optBox);
@@ -144,6 +146,7 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
   m_results->verticalHeader()->setVisible(false);
   m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_results->horizontalHeader()->setStretchLastSection(true);
+  m_results->horizontalHeader()->setMinimumSectionSize(24);
   m_results->setMinimumHeight(130);
   left->addWidget(m_results, 1);
   m_explore = new QPushButton(QStringLiteral("Explore this run in the charts"), controls);
@@ -313,11 +316,11 @@ void TrainerPanel::onRunFinished(const QString& mechanism) {
   m_results->insertRow(row);
   m_results->setItem(row, 0, new QTableWidgetItem(mechanism));
   m_results->setItem(row, 1, new QTableWidgetItem(number(100.0 * r.finalTestAccuracy) + QStringLiteral(" %")));
-  auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞ (not private)"));
+  auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞"));
   eps->setToolTip(r.epsilon ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))
-                            : QString());
+                            : QStringLiteral("not private: no accountant proves any ε"));
   m_results->setItem(row, 2, eps);
-  m_results->setItem(row, 3, new QTableWidgetItem(number(r.run.sigma)));
+  m_results->setItem(row, 3, new QTableWidgetItem(r.epsilon ? number(r.run.sigma) : QStringLiteral("—")));
   m_results->setItem(row, 4, new QTableWidgetItem(QString::number(r.stepsDone)));
   if (!r.run.violations.empty()) {
     QString all;

@@ -131,12 +131,17 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
   } else {
     // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
     // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
+    // Neighbouring points have neighbouring optimal orders: each point hints the next one of its
+    // block, which lets the search over orders prune most of the grid (never changes a value).
     const std::size_t grain = alongSteps ? xs.size() + 1 : 8;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, xs.size(), grain),
                       [&](const tbb::blocked_range<std::size_t>& r) {
+                        EpsilonOptions hinted = options;
                         for (std::size_t i = r.begin(); i != r.end(); ++i) {
                           Result<Params> p = paramsAt(base, variable, xs[i]);
-                          record(i, p ? accountant.epsilon(*p, options) : Result<EpsilonResult>(p.status()));
+                          Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
+                          if (e && e->alpha) hinted.alphaHint = e->alpha;
+                          record(i, e);
                         }
                       });
   }

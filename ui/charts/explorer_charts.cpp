@@ -113,7 +113,10 @@ void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
       if (l.id == "sgmcmc_upper") continue;  // N/L² is far above every other line
       PlotCurve c;
       c.id = "limit:" + l.id;
-      c.label = l.label;
+      // The legend keeps the bound and its paper ("η < 1/β (seed 000)"); the tooltip says which
+      // result it comes from — the full label does not fit beside the chart.
+      const std::size_t comma = l.label.find(',', l.label.find(" (seed"));
+      c.label = comma == std::string::npos ? l.label : l.label.substr(0, comma) + ")";
       c.dashed = true;
       c.tooltip = "smoothness limit (SPEC §2.8): " + l.label + " = " + core::formatNumber(l.eta, 4);
       c.x = {lo, hi};
