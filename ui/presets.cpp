@@ -271,7 +271,9 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
 
   Result<QString> id = r.string(o, QStringLiteral("id"), QStringLiteral("id"), false);
   if (!id) return id.status();
-  static const QRegularExpression kIdPattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"));
+  // Anchored as a whole: a plain `$` would also accept a trailing newline ("abc\n").
+  static const QRegularExpression kIdPattern(
+      QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")));
   if (o.contains(QStringLiteral("id")) && !kIdPattern.match(*id).hasMatch()) {
     return r.fail(QStringLiteral("id"), QStringLiteral("\"%1\" is not an id (1–100 letters, digits, '.', '_' or '-')").arg(*id));
   }

@@ -240,6 +240,7 @@ class TestPresets : public QObject {
     QTest::newRow("name number") << QByteArray(validJson()).replace("\"name\": \"test\"", "\"name\": 3")
                                  << QStringList{"my.json: name: expected a string, got a number"};
     QTest::newRow("bad id") << validJson({}, q(" 'id': '../etc/passwd',")) << QStringList{"my.json: id: "};
+    QTest::newRow("id with a trailing newline") << validJson({}, q(" 'id': 'abc\\n',")) << QStringList{"my.json: id: "};
     QTest::newRow("unknown key") << validJson({}, q(" 'colour': 'red',"))
                                  << QStringList{"my.json: colour: unknown key"};
     QTest::newRow("no params") << QByteArray(q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'x'}"))
