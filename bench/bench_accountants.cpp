@@ -73,6 +73,17 @@ int main() {
   });
   std::printf("\nall analytic accountants, 500-point eps-vs-K curves, one after another: %.2f ms (new sigma), %.2f ms (same sigma)\n",
               curvesCold, curvesWarm);
+  std::printf("  per accountant (new sigma):");
+  for (const Accountant* a : allAccountants()) {
+    if (!a->isAnalytic()) continue;
+    const double ms = medianMs(11, [&](int r) {
+      Params p;
+      p.sigma = 0.7 + 1e-5 * (r + 1);
+      (void)epsilonCurve(*a, p, CurveVariable::kSteps, *xs);
+    });
+    std::printf(" %s %.2f", a->id().data(), ms);
+  }
+  std::printf(" ms\n");
   std::vector<const Accountant*> analytic;
   for (const Accountant* a : allAccountants()) {
     if (a->isAnalytic()) analytic.push_back(a);
