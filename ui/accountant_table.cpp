@@ -31,12 +31,12 @@ QString describeNative(const std::vector<core::accounting::NativeValue>& native)
 
 QStringList AccountantTable::headers() {
   return {QStringLiteral("Accountant"), QStringLiteral("ε at δ"), QStringLiteral("Kind"), QStringLiteral("α*"),
-          QStringLiteral("Native parameters"), QStringLiteral("Assumptions")};
+          QStringLiteral("at the α knob"), QStringLiteral("Native parameters"), QStringLiteral("Assumptions")};
 }
 
 AccountantTable::AccountantTable(QWidget* parent) : QTableWidget(parent) {
   setObjectName(QStringLiteral("accountantTable"));
-  setColumnCount(6);
+  setColumnCount(7);
   setHorizontalHeaderLabels(headers());
   horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   horizontalHeader()->setStretchLastSection(true);
@@ -49,7 +49,8 @@ AccountantTable::AccountantTable(QWidget* parent) : QTableWidget(parent) {
   setColumnWidth(1, 150);
   setColumnWidth(2, 90);
   setColumnWidth(3, 50);
-  setColumnWidth(4, 330);
+  setColumnWidth(4, 150);
+  setColumnWidth(5, 330);
 }
 
 void AccountantTable::writeRow(int row, const AccountantSummary& s) {
@@ -75,9 +76,18 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
     set(2, boundText(s.bound));
     set(3, QStringLiteral("—"));
   }
+  if (s.rdpAtAlpha && s.epsilonAtAlpha) {
+    set(4, QStringLiteral("ε_α = %1 → ε = %2").arg(number(*s.rdpAtAlpha, 4), number(s.epsilonAtAlpha->epsilon, 4)),
+        QStringLiteral("At the α knob alone: total Rényi ε_α = %1, converted to ε = %2 at δ = %3 (the optimal order "
+                       "α* gives ε = %4)")
+            .arg(number(*s.rdpAtAlpha), number(s.epsilonAtAlpha->epsilon), number(s.epsilonAtAlpha->delta),
+                 s.epsilon ? number(s.epsilon->epsilon) : QStringLiteral("—")));
+  } else {
+    set(4, QStringLiteral("—"), QStringLiteral("not an RDP analysis"));
+  }
   std::vector<core::accounting::NativeValue> native = s.native;
   if (s.epsilon) native.insert(native.end(), s.epsilon->native.begin(), s.epsilon->native.end());
-  set(4, describeNative(native));
+  set(5, describeNative(native));
   QString assumptions;
   if (s.violations.empty()) {
     assumptions = s.error.empty() ? QStringLiteral("all hold") : QString::fromStdString(s.error);
@@ -86,11 +96,12 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
   }
   QStringList stated;
   for (const std::string& a : s.assumptions) stated << QString::fromStdString(a);
-  set(5, assumptions, QStringLiteral("Assumes:\n• ") + stated.join(QStringLiteral("\n• ")));
-  if (!s.violations.empty()) item(row, 5)->setForeground(QColor(183, 28, 28));
+  set(6, assumptions, QStringLiteral("Assumes:\n• ") + stated.join(QStringLiteral("\n• ")));
+  if (!s.violations.empty()) item(row, 6)->setForeground(QColor(183, 28, 28));
 }
 
 void AccountantTable::showAnalytics(const AnalyticsSnapshot& snapshot) {
+  setHorizontalHeaderItem(4, new QTableWidgetItem(QStringLiteral("at α = %1").arg(number(snapshot.params.alpha, 4))));
   m_analyticRows = static_cast<int>(snapshot.accountants.size());
   setRowCount(m_analyticRows + 1);
   for (int i = 0; i < m_analyticRows; ++i) writeRow(i, snapshot.accountants[static_cast<std::size_t>(i)]);
@@ -107,7 +118,7 @@ void AccountantTable::writePldRow() {
   }
   auto* name = new QTableWidgetItem(QStringLiteral("pld — Exact composition (privacy loss distribution)"));
   setItem(row, 0, name);
-  for (int c = 1; c < 6; ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
+  for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
 }
 
 void AccountantTable::showPld(const PldSnapshot& snapshot) {

@@ -89,25 +89,28 @@ void AuditPanel::runAudit() {
     m_summary->setText(error.toHtmlEscaped());
     return;
   }
+  if (core::Status target = resolveTableTarget(*request); !target.isOk()) {
+    m_summary->setText(QString::fromStdString(target.message()).toHtmlEscaped());
+    return;
+  }
   TrainerConfig config = request->base;
   config.mechanism = static_cast<Mechanism>(m_mechanism->currentData().toInt());
   config.accountant.clear();
   core::audit::AuditConfig audit;
   audit.shadowModels = m_shadows->value();
   audit.canaries = m_canaries->value();
-  const QString source = request->source;
-  const double testFraction = request->testFraction;
+  const DatasetKey dataKey = request->data;
+  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
   m_report.reset();
   m_progress->setValue(0);
   m_summary->setText(QStringLiteral("Training the target and %1 reference models…").arg(audit.shadowModels));
   m_job.request(
-      [config, audit, source, testFraction](const std::atomic<bool>& cancel,
-                                            const BackgroundJob::Progress& progress) mutable -> std::any {
-        core::Result<LoadedData> loaded = loadData(source.toStdString());
+      [config, audit, dataKey, cache](const std::atomic<bool>& cancel,
+                                      const BackgroundJob::Progress& progress) mutable -> std::any {
+        core::Result<CachedDataset> loaded = cache->get(dataKey);
         if (!loaded) return loaded.status();
-        core::Result<TrainTestSplit> split = trainTestSplit(std::move(*loaded), testFraction, config.seed);
-        if (!split) return split.status();
-        auto data = std::make_shared<const TrainTestSplit>(std::move(*split));
+        std::shared_ptr<const TrainTestSplit> data = loaded->data;
+        config.bounds = loaded->bounds;
         core::Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, data);
         if (!trainer) return trainer.status();
         audit.cancel = &cancel;

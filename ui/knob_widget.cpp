@@ -108,8 +108,27 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
   m_entry->setAccessibleName(QString::fromUtf8(info.title));
   m_slider->setAccessibleName(QString::fromUtf8(info.title));
   grid->addWidget(name, 0, 0);
-  grid->addWidget(m_note, 0, 1, Qt::AlignRight);
-  grid->addWidget(arrow, 0, 2, Qt::AlignRight);
+  if (knob == Knob::kN) {
+    // n follows the training set the trainer loads; released, it is a what-if for the
+    // accountants while every run still uses the data's n.
+    m_bind = new QToolButton(this);
+    m_bind->setObjectName(QStringLiteral("bindN"));
+    m_bind->setText(QStringLiteral("from data"));
+    m_bind->setCheckable(true);
+    m_bind->setAutoRaise(true);
+    m_bind->setStyleSheet(QStringLiteral("QToolButton { font-size: 8pt; padding: 0 3px; } "
+                                         "QToolButton:checked { background: #e3f2fd; border: 1px solid #90caf9; }"));
+    // n's row: name, which way is private, the toggle; the binding's state is in its tooltip.
+    m_note->hide();
+    grid->addWidget(arrow, 0, 1, Qt::AlignRight);
+    grid->addWidget(m_bind, 0, 2, Qt::AlignRight);
+    connect(m_bind, &QToolButton::clicked, this, [this](bool on) { m_model->setNFromData(on); });
+    connect(m_model, &ParameterModel::trainerChanged, this, &KnobWidget::refresh);
+    connect(m_model, &ParameterModel::dataSizeChanged, this, &KnobWidget::refresh);
+  } else {
+    grid->addWidget(m_note, 0, 1, Qt::AlignRight);
+    grid->addWidget(arrow, 0, 2, Qt::AlignRight);
+  }
   grid->addWidget(m_slider, 1, 0, 1, 2);
   grid->addWidget(m_entry, 1, 2);
   grid->setColumnStretch(0, 1);
@@ -135,6 +154,32 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
 }
 
 void KnobWidget::setNote(const QString& note) { m_note->setText(note); }
+
+void KnobWidget::refreshBinding() {
+  const bool bound = m_model->trainer().nFromData;
+  const auto size = m_model->currentDataSize();
+  {
+    const QSignalBlocker block(m_bind);
+    m_bind->setChecked(bound);
+  }
+  const bool locked = bound && size && *size == m_model->params().n;
+  m_slider->setEnabled(!locked);
+  m_entry->setReadOnly(locked);
+  const QString source = m_model->trainer().source;
+  if (locked) {
+    m_bind->setToolTip(QStringLiteral("n is the training size of %1. Click to release it and explore what-ifs "
+                                      "(runs always use the data's n).").arg(source));
+    m_bind->setText(QStringLiteral("from data ✓"));
+  } else if (bound) {
+    m_bind->setToolTip(QStringLiteral("n will follow the training size of %1 when it is loaded (Training tab)."
+                                      ).arg(source));
+    m_bind->setText(QStringLiteral("from data"));
+  } else {
+    m_bind->setToolTip(QStringLiteral("n is a what-if: the trainer's runs use the data's n. Click to set n to the "
+                                      "training size of %1 (K follows, so the epochs stay).").arg(source));
+    m_bind->setText(size ? QStringLiteral("what-if (data: %1)").arg(*size) : QStringLiteral("what-if"));
+  }
+}
 
 void KnobWidget::commitTyped() {
   const std::optional<double> value = parseTypedNumber(m_entry->text());
@@ -164,8 +209,9 @@ void KnobWidget::refresh() {
   const bool ok = core::validateKnob(m_knob, value).isOk();
   m_entry->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffebee;"));
   m_entry->setToolTip(ok ? m_slider->toolTip() : QString::fromStdString(core::validateKnob(m_knob, value).message()));
+  if (m_bind) refreshBinding();
   if (m_knob == Knob::kK) {
-    setNote(QStringLiteral("%1 epochs").arg(QString::fromStdString(core::formatNumber(m_model->params().epochs(), 4))));
+    setNote(QStringLiteral("%1 epochs").arg(QString::fromStdString(core::formatNumber(core::nominalEpochs(m_model->params()), 4))));
   } else if (m_knob == Knob::kM) {
     setNote(QStringLiteral("q = %1").arg(QString::fromStdString(core::formatNumber(m_model->params().q(), 3))));
   }

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSlider>
+#include <QToolButton>
 #include <QWidget>
 
 #include "common/params.h"
@@ -46,15 +47,19 @@ class KnobWidget : public QWidget {
   QLineEdit* entry() const { return m_entry; }
   // The text shown beside the value (e.g. epochs for K).
   void setNote(const QString& note);
+  // n only: the "from data" toggle that binds n to the loaded training set (null otherwise).
+  QToolButton* bindButton() const { return m_bind; }
 
  private:
   void refresh();
+  void refreshBinding();
   void commitTyped();
   core::Knob m_knob;
   ParameterModel* m_model;
   QSlider* m_slider;
   QLineEdit* m_entry;
   QLabel* m_note;
+  QToolButton* m_bind = nullptr;
   SliderScale m_scale;
   int m_dragToken = 0;
   bool m_updating = false;

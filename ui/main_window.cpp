@@ -35,6 +35,7 @@
 #include "charts/explorer_charts.h"
 #include "common/format.h"
 #include "parameter_panel.h"
+#include "frontier_panel.h"
 #include "presets.h"
 #include "report.h"
 #include "trainer_panel.h"
@@ -87,6 +88,10 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
   QCheckBox* epochs = toggle(privacy, toggles, QStringLiteral("x in epochs"), false,
                              QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
   QCheckBox* logEps = toggle(privacy, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
+  QCheckBox* fixedAlpha = toggle(privacy, toggles, QStringLiteral("fixed α"), false,
+                                 QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
+                                                "order: how much the choice of the Rényi order matters"));
+  fixedAlpha->setObjectName(QStringLiteral("fixedAlphaToggle"));
   QCheckBox* roc = toggle(privacy, toggles, QStringLiteral("log–log ROC view"), false,
                           QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
                                          "where small false-positive rates are visible"));
@@ -118,12 +123,24 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
   auto* trainingTab = new QWidget(m_tabs);
   auto* trainingLayout = new QVBoxLayout(trainingTab);
   trainingLayout->setContentsMargins(2, 2, 2, 2);
-  m_trainer = new TrainerPanel(&m_model, trainingTab);
+  m_datasets = std::make_shared<core::training::DatasetCache>();
+  m_trainer = new TrainerPanel(&m_model, m_datasets, trainingTab);
   m_audit = new AuditPanel(m_trainer, trainingTab);
   trainingLayout->addWidget(m_trainer, 3);
   trainingLayout->addWidget(m_audit, 1);
   m_tabs->addTab(trainingTab, QStringLiteral("Training and audit"));
+  m_frontier = new FrontierPanel(&m_model, m_trainer, m_tabs);
+  m_tabs->addTab(m_frontier, QStringLiteral("Privacy–utility frontier"));
   setCentralWidget(m_tabs);
+  // The trainer's data loads when a view that trains is opened (then n follows it).
+  connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+    if (index == kPrivacyTab && m_analyticsStale) requestAnalytics();
+    if (index == kPrivacyTab && m_slowViewsStale) requestSlowViews();
+    if (index == kTrainingTab || index == kFrontierTab) m_trainer->ensureDataLoaded();
+    if (index == kFrontierTab && !m_frontier->lastResult() && m_frontier->followBox()->isChecked()) {
+      QTimer::singleShot(0, m_frontier, &FrontierPanel::compute);
+    }
+  });
 
   // Calibration on the right.
   m_calibrate = new CalibratePanel(&m_model, this);
@@ -157,6 +174,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
     m_charts->setMessage(valid ? QString() : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
   });
   connect(epochs, &QCheckBox::toggled, this, [this](bool on) { m_model.setEpochsAxis(on); });
+  connect(fixedAlpha, &QCheckBox::toggled, this, [this](bool on) { m_model.setFixedAlphaView(on); });
   connect(logEps, &QCheckBox::toggled, this, [this](bool on) {
     m_charts->epsilon()->setLogAxis(Qt::Vertical, on);
   });
@@ -189,14 +207,18 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
 }
 
 MainWindow::~MainWindow() {
+  // The widgets outlive m_model (QWidget deletes its children after the members are gone): a
+  // focused entry would commit its text to a destroyed model when the window hides. Commit now.
+  if (QWidget* focused = QApplication::focusWidget(); focused && isAncestorOf(focused)) focused->clearFocus();
   m_analyticsJob.cancel();
+  m_tableEpsilonJob.cancel();
   m_pldJob.cancel();
   m_stepsizeJob.cancel();
 }
 
 QList<ChartPanel*> MainWindow::allCharts() const {
   QList<ChartPanel*> charts = m_charts->all();
-  charts << m_trainer->accuracyChart() << m_trainer->epsilonChart();
+  charts << m_trainer->accuracyChart() << m_trainer->epsilonChart() << m_frontier->chart();
   return charts;
 }
 
@@ -264,37 +286,74 @@ void MainWindow::buildMenus() {
 void MainWindow::requestAnalytics() {
   const core::Params params = m_model.lastValid();
   const core::accounting::Conversion conversion = m_model.conversion();
+  if (m_tabs->currentIndex() != kPrivacyTab) {
+    // The charts and the table are hidden: only the table's ε, the trainer's default target, is
+    // needed now (one RDP conversion, not six accountants' curves competing with a live run).
+    m_analyticsStale = true;
+    requestTableEpsilon(params, conversion);
+    return;
+  }
+  m_analyticsStale = false;
   const bool epochsAxis = m_model.epochsAxis();
+  const bool fixedAlpha = m_model.fixedAlphaView();
   const std::uint64_t generation = ++m_generation;
+  // Changes coming in quick succession (a drag, a held arrow key) are drawn as drafts, which
+  // paint ~4× faster; the charts turn smooth again once the values settle. A lone change is drawn
+  // smooth at once. Decided from when the user made the change, not from when the worker
+  // finished, so a slow build draws the same way as a fast one.
+  const bool streaming = m_sinceLastRequest.isValid() && m_sinceLastRequest.elapsed() < kDraftWindowMs;
+  m_sinceLastRequest.start();
   m_analyticsJob.request(
-      [params, conversion, epochsAxis, generation](const std::atomic<bool>&, const BackgroundJob::Progress&) -> std::any {
-        auto snapshot = std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis));
+      [params, conversion, epochsAxis, fixedAlpha, generation](const std::atomic<bool>&,
+                                                               const BackgroundJob::Progress&) -> std::any {
+        auto snapshot = std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha));
         snapshot->generation = generation;
         return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
       },
-      [this](std::any&& result) {
-        if (auto* s = std::any_cast<std::shared_ptr<const AnalyticsSnapshot>>(&result)) applyAnalytics(*s);
+      [this, streaming](std::any&& result) {
+        if (auto* s = std::any_cast<std::shared_ptr<const AnalyticsSnapshot>>(&result)) applyAnalytics(*s, streaming);
       });
 }
 
-void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot) {
+void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming) {
   if (m_lastAnalytics && snapshot->generation < m_lastAnalytics->generation) return;  // stale
   m_lastAnalytics = snapshot;
-  // Results streaming in (a drag, a held arrow key) are drawn as drafts, which paint ~4× faster;
-  // the charts turn smooth again once the values settle. A lone change is drawn smooth at once.
-  const bool streaming = m_sinceLastAnalytics.isValid() && m_sinceLastAnalytics.elapsed() < kDraftWindowMs;
-  m_sinceLastAnalytics.start();
-  if (streaming) {
+  if (streaming || m_settleTimer.isActive()) {
     m_charts->setDraftDrawing(true);
     m_settleTimer.start();
   }
   m_charts->showAnalytics(*snapshot);
   m_table->showAnalytics(*snapshot);
+  // The table's ε is the trainer's default calibration target: the DP-SGD baseline (rdp) row.
+  std::optional<double> tableEpsilon;
+  for (const AccountantSummary& row : snapshot->accountants) {
+    if (row.id == "rdp" && row.epsilon) tableEpsilon = row.epsilon->epsilon;
+  }
+  m_trainer->setTableEpsilon(snapshot->params, tableEpsilon);
   m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
   Q_EMIT analyticsApplied();
 }
 
+void MainWindow::requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion) {
+  m_tableEpsilonJob.request(
+      [params, conversion](const std::atomic<bool>&, const BackgroundJob::Progress&) -> std::any {
+        return tableEpsilon(params, conversion);
+      },
+      [this, params](std::any&& result) {
+        if (auto* e = std::any_cast<std::optional<double>>(&result)) m_trainer->setTableEpsilon(params, *e);
+      });
+}
+
 void MainWindow::requestSlowViews() {
+  // The exact PLD and the step-size chart are seconds of CPU on two cores: computed for the
+  // Privacy tab when it is shown, so they do not slow a live training run on another tab.
+  if (m_tabs->currentIndex() != kPrivacyTab) {
+    m_slowViewsStale = true;
+    m_pldJob.cancel();  // their answers would be for knobs that are gone
+    m_stepsizeJob.cancel();
+    return;
+  }
+  m_slowViewsStale = false;
   const core::Params params = m_model.lastValid();
   const bool epochsAxis = m_model.epochsAxis();
   if (m_exactEnabled) {
@@ -336,8 +395,9 @@ void MainWindow::showStatus(const QString& text, bool error) {
 }
 
 bool MainWindow::loadPreset(const Preset& preset) {
-  m_model.setAll(preset.params, QStringLiteral("preset: ") + preset.name);
-  if (!preset.trainerData.isEmpty()) m_trainer->setSource(preset.trainerData);
+  // Knobs, dataset, mechanisms, epochs (through K) and target ε: one undo step.
+  m_model.setState(stateFromPreset(preset, m_model.state()), QStringLiteral("preset: ") + preset.name);
+  if (preset.hasTrainer()) m_trainer->ensureDataLoaded();
   showStatus(QStringLiteral("Preset “%1” — %2").arg(preset.name, preset.source));
   return true;
 }
@@ -353,7 +413,9 @@ bool MainWindow::loadPresetFile(const QString& path) {
 }
 
 bool MainWindow::savePresetFile(const QString& path, const QString& name) {
-  const core::Status s = dpx::ui::savePresetFile(presetFromParams(m_model.lastValid(), name), path);
+  ModelState state = m_model.state();
+  state.params = m_model.lastValid();
+  const core::Status s = dpx::ui::savePresetFile(presetFromState(state, name), path);
   if (!s.isOk()) {
     showStatus(QString::fromStdString(s.message()), true);
     return false;
@@ -435,10 +497,16 @@ bool MainWindow::saveScreenshots(const QString& directory) {
   QApplication::processEvents();
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("explorer.png")));
   ok &= m_charts->tradeoff()->grab().save(QDir(directory).filePath(QStringLiteral("tradeoff.png")));
-  m_tabs->setCurrentIndex(1);
+  m_tabs->setCurrentIndex(kTrainingTab);
   QApplication::processEvents();
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("training.png")));
-  m_tabs->setCurrentIndex(0);
+  const bool follow = m_frontier->followBox()->isChecked();
+  m_frontier->followBox()->setChecked(false);  // showing the tab must not start another frontier
+  m_tabs->setCurrentIndex(kFrontierTab);
+  QApplication::processEvents();
+  ok &= grab().save(QDir(directory).filePath(QStringLiteral("frontier.png")));
+  m_frontier->followBox()->setChecked(follow);
+  m_tabs->setCurrentIndex(kPrivacyTab);
   return ok;
 }
 

@@ -17,6 +17,7 @@
 #include "compute/background_job.h"
 #include "compute/slow_analytics.h"
 #include "parameter_model.h"
+#include "training/dataset_cache.h"
 
 class QTabWidget;
 class QLabel;
@@ -31,6 +32,7 @@ class ExplorerCharts;
 class ParameterPanel;
 class TrainerPanel;
 class AuditPanel;
+class FrontierPanel;
 struct Preset;
 
 class MainWindow : public QMainWindow {
@@ -47,6 +49,7 @@ class MainWindow : public QMainWindow {
   CalibratePanel* calibratePanel() const { return m_calibrate; }
   TrainerPanel* trainerPanel() const { return m_trainer; }
   AuditPanel* auditPanel() const { return m_audit; }
+  FrontierPanel* frontierPanel() const { return m_frontier; }
   QTabWidget* tabs() const { return m_tabs; }
   QList<ChartPanel*> allCharts() const;
 
@@ -65,6 +68,10 @@ class MainWindow : public QMainWindow {
   bool exportCurves(const QString& path);                     // .csv or .json of every chart
   bool exportReport(const QString& path);                     // .html or .pdf
   QString reportHtml() const;
+  // Tab indices.
+  static constexpr int kPrivacyTab = 0;
+  static constexpr int kTrainingTab = 1;
+  static constexpr int kFrontierTab = 2;
   // Renders the main views to PNG files in `directory` (README screenshots).
   bool saveScreenshots(const QString& directory);
   QStringList recentFiles() const;
@@ -81,7 +88,8 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void requestAnalytics();
   void requestSlowViews();
-  void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot);
+  void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
+  void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void showStatus(const QString& text, bool error = false);
@@ -94,6 +102,8 @@ class MainWindow : public QMainWindow {
   CalibratePanel* m_calibrate = nullptr;
   TrainerPanel* m_trainer = nullptr;
   AuditPanel* m_audit = nullptr;
+  FrontierPanel* m_frontier = nullptr;
+  std::shared_ptr<core::training::DatasetCache> m_datasets;
   QTabWidget* m_tabs = nullptr;
   QLabel* m_timing = nullptr;
   QMenu* m_recentMenu = nullptr;
@@ -102,9 +112,12 @@ class MainWindow : public QMainWindow {
   BackgroundJob m_stepsizeJob{true};
   QTimer m_slowTimer;
   static constexpr int kDraftWindowMs = 150;
-  QElapsedTimer m_sinceLastAnalytics;
+  QElapsedTimer m_sinceLastRequest;
   QTimer m_settleTimer;
   bool m_exactEnabled = true;
+  bool m_slowViewsStale = false;  // knobs changed while the Privacy tab was hidden
+  bool m_analyticsStale = false;
+  BackgroundJob m_tableEpsilonJob{false};
   std::shared_ptr<const AnalyticsSnapshot> m_lastAnalytics;
   std::shared_ptr<const PldSnapshot> m_lastPld;
   std::shared_ptr<const StepsizeSnapshot> m_lastStepsize;

@@ -1,5 +1,10 @@
 #include "parameter_model.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include <QMetaObject>
+
 #include "common/format.h"
 
 namespace dpx::ui {
@@ -7,66 +12,144 @@ namespace dpx::ui {
 using core::Knob;
 using core::Params;
 
-ParameterModel::ParameterModel(QObject* parent) : QObject(parent), m_lastValid(m_params) {
+core::Params bindToData(const core::Params& params, std::int64_t trainingRecords) {
+  Params p = params;
+  p.n = trainingRecords;
+  const core::Result<std::int64_t> steps = core::stepsForEpochs(core::nominalEpochs(params), p.n, std::min(p.m, p.n));
+  const auto maxK = static_cast<std::int64_t>(core::knobInfo(Knob::kK).max);
+  p.K = std::clamp<std::int64_t>(steps ? *steps : params.K, 1, maxK);
+  return p;
+}
+
+ParameterModel::ParameterModel(QObject* parent) : QObject(parent), m_lastValid(m_state.params) {
   m_undo.setUndoLimit(500);
 }
 
-void ParameterModel::apply(const Params& params) {
-  m_params = params;
-  const core::Status status = params.validate();
+void ParameterModel::apply(const ModelState& state) {
+  const bool trainerDiffers = !(state.trainer == m_state.trainer);
+  const bool paramsDiffer = !(state.params == m_state.params);
+  m_state = state;
+  const core::Status status = state.params.validate();
   const bool valid = status.isOk();
   const QString message = QString::fromStdString(status.message());
-  if (valid) m_lastValid = params;
+  if (valid) m_lastValid = state.params;
   const bool validityChangedNow = valid != m_valid || message != m_message;
   m_valid = valid;
   m_message = message;
   if (validityChangedNow) Q_EMIT validityChanged(m_valid, m_message);
-  Q_EMIT paramsChanged();
+  if (paramsDiffer || validityChangedNow) Q_EMIT paramsChanged();
+  if (trainerDiffers) Q_EMIT trainerChanged();
+  // An undo or a change of source can leave n bound but not the data's: fix it after the
+  // command has finished (the undo stack may not be edited from inside undo()).
+  if (m_state.trainer.nFromData && !m_bindingQueued) {
+    m_bindingQueued = true;
+    QMetaObject::invokeMethod(this, [this] {
+      m_bindingQueued = false;
+      enforceBinding();
+    }, Qt::QueuedConnection);
+  }
 }
 
-void ParameterModel::push(const Params& after, const QString& text, int mergeId, int dragToken) {
-  m_undo.push(new SetParamsCommand(this, m_params, after, text, mergeId, dragToken));
+void ParameterModel::push(const ModelState& before, const ModelState& after, const QString& text, int mergeId,
+                          int dragToken) {
+  m_undo.push(new SetStateCommand(this, before, after, text, mergeId, dragToken));
+}
+
+void ParameterModel::pushParams(const Params& after, const QString& text, int mergeId, int dragToken) {
+  ModelState next = m_state;
+  next.params = after;
+  push(m_state, next, text, mergeId, dragToken);
 }
 
 void ParameterModel::setKnob(Knob knob, double value, int dragToken) {
-  Params after = m_params;
+  Params after = m_state.params;
   core::setKnobValue(after, knob, value);
-  if (core::knobValue(after, knob) == core::knobValue(m_params, knob)) return;  // integers round
+  if (core::knobValue(after, knob) == core::knobValue(m_state.params, knob)) return;  // integers round
   const core::KnobInfo& info = core::knobInfo(knob);
   const QString text = QStringLiteral("%1 = %2").arg(QString::fromUtf8(info.symbol),
                                                      QString::fromStdString(core::formatNumber(core::knobValue(after, knob), 6)));
-  push(after, text, dragToken != 0 ? 1 + static_cast<int>(knob) : -1, dragToken);
+  pushParams(after, text, dragToken != 0 ? 1 + static_cast<int>(knob) : -1, dragToken);
 }
 
 void ParameterModel::setSchedule(core::Schedule schedule) {
-  if (m_params.schedule == schedule) return;
-  Params after = m_params;
+  if (m_state.params.schedule == schedule) return;
+  Params after = m_state.params;
   after.schedule = schedule;
-  push(after, QStringLiteral("schedule %1").arg(QString::fromLatin1(core::scheduleName(schedule).data())), -1, 0);
+  pushParams(after, QStringLiteral("schedule %1").arg(QString::fromLatin1(core::scheduleName(schedule).data())), -1, 0);
 }
 
 void ParameterModel::setSampling(std::optional<core::Sampling> sampling) {
-  if (m_params.sampling == sampling) return;
-  Params after = m_params;
+  if (m_state.params.sampling == sampling) return;
+  Params after = m_state.params;
   after.sampling = sampling;
-  push(after, QStringLiteral("sampling"), -1, 0);
+  pushParams(after, QStringLiteral("sampling"), -1, 0);
 }
 
 void ParameterModel::setNeighbouring(std::optional<core::Neighbouring> relation) {
-  if (m_params.neighbouring == relation) return;
-  Params after = m_params;
+  if (m_state.params.neighbouring == relation) return;
+  Params after = m_state.params;
   after.neighbouring = relation;
-  push(after, QStringLiteral("neighbouring relation"), -1, 0);
+  pushParams(after, QStringLiteral("neighbouring relation"), -1, 0);
 }
 
 void ParameterModel::setAveraged(bool averaged) {
-  if (m_params.averaged == averaged) return;
-  Params after = m_params;
+  if (m_state.params.averaged == averaged) return;
+  Params after = m_state.params;
   after.averaged = averaged;
-  push(after, averaged ? QStringLiteral("averaged release") : QStringLiteral("last-iterate release"), -1, 0);
+  pushParams(after, averaged ? QStringLiteral("averaged release") : QStringLiteral("last-iterate release"), -1, 0);
 }
 
-void ParameterModel::setAll(const Params& params, const QString& description) { push(params, description, -1, 0); }
+void ParameterModel::setAll(const Params& params, const QString& description) { pushParams(params, description, -1, 0); }
+
+void ParameterModel::setState(const ModelState& state, const QString& description) {
+  push(m_state, state, description, -1, 0);
+}
+
+void ParameterModel::setTrainer(const TrainerSettings& settings, const QString& description) {
+  if (settings == m_state.trainer) return;
+  ModelState next = m_state;
+  next.trainer = settings;
+  push(m_state, next, description, -1, 0);
+}
+
+void ParameterModel::setNFromData(bool bound) {
+  if (bound == m_state.trainer.nFromData) return;
+  if (!bound) {
+    ModelState next = m_state;
+    next.trainer.nFromData = false;
+    push(m_state, next, QStringLiteral("n released from the data (what-if)"), -1, 0);
+    return;
+  }
+  ModelState before = m_state;
+  ModelState next = m_state;
+  next.trainer.nFromData = true;
+  if (const auto size = currentDataSize()) next.params = bindToData(m_state.params, *size);
+  push(before, next, QStringLiteral("n from the data"), -1, 0);
+}
+
+void ParameterModel::setDataSize(const QString& source, std::int64_t trainingRecords) {
+  const bool known = dataSize(source) == trainingRecords;
+  m_dataSizes[source] = trainingRecords;
+  if (!known) Q_EMIT dataSizeChanged();
+  enforceBinding();
+}
+
+std::optional<std::int64_t> ParameterModel::dataSize(const QString& source) const {
+  const auto it = m_dataSizes.find(source);
+  if (it == m_dataSizes.end()) return std::nullopt;
+  return it->second;
+}
+
+void ParameterModel::enforceBinding() {
+  if (!m_state.trainer.nFromData) return;
+  const auto size = currentDataSize();
+  if (!size || *size == m_state.params.n) return;
+  ModelState before = m_state;
+  before.trainer.nFromData = false;
+  ModelState after = m_state;
+  after.params = bindToData(m_state.params, *size);
+  push(before, after, QStringLiteral("n = %1 from the data").arg(*size), -1, 0);
+}
 
 void ParameterModel::setConversion(core::accounting::Conversion conversion) {
   if (m_conversion == conversion) return;
@@ -80,8 +163,14 @@ void ParameterModel::setEpochsAxis(bool epochs) {
   Q_EMIT viewChanged();
 }
 
-SetParamsCommand::SetParamsCommand(ParameterModel* model, Params before, Params after, const QString& text, int mergeId,
-                                   int dragToken)
+void ParameterModel::setFixedAlphaView(bool fixed) {
+  if (m_fixedAlpha == fixed) return;
+  m_fixedAlpha = fixed;
+  Q_EMIT viewChanged();
+}
+
+SetStateCommand::SetStateCommand(ParameterModel* model, ModelState before, ModelState after, const QString& text,
+                                 int mergeId, int dragToken)
     : QUndoCommand(text),
       m_model(model),
       m_before(std::move(before)),
@@ -89,11 +178,11 @@ SetParamsCommand::SetParamsCommand(ParameterModel* model, Params before, Params 
       m_mergeId(mergeId),
       m_dragToken(dragToken) {}
 
-void SetParamsCommand::undo() { m_model->apply(m_before); }
-void SetParamsCommand::redo() { m_model->apply(m_after); }
+void SetStateCommand::undo() { m_model->apply(m_before); }
+void SetStateCommand::redo() { m_model->apply(m_after); }
 
-bool SetParamsCommand::mergeWith(const QUndoCommand* other) {
-  const auto* next = static_cast<const SetParamsCommand*>(other);
+bool SetStateCommand::mergeWith(const QUndoCommand* other) {
+  const auto* next = static_cast<const SetStateCommand*>(other);
   if (next->m_mergeId != m_mergeId || next->m_dragToken != m_dragToken || m_dragToken == 0) return false;
   m_after = next->m_after;
   setText(next->text());

@@ -1,12 +1,19 @@
-// The single source of truth for the explorer's knobs (the LabPlot habit): panels edit it
-// through undoable commands, charts and tables listen to its signals. One slider drag is one
-// undo step: edits carrying the same drag token merge.
+// The single source of truth for the explorer's knobs and the trainer's settings (the LabPlot
+// habit): panels edit it through undoable commands, charts, tables and the trainer listen to its
+// signals. One slider drag is one undo step: edits carrying the same drag token merge.
+//
+// The trainer has no knobs of its own: a run reads m, σ, η, λ, δ, L, K (as epochs), schedule and
+// sampling from here. Its settings (dataset, mechanisms, calibration target) live here too, so
+// presets set them and undo covers them. Loading a dataset binds n to its training size ("n from
+// data"); releasing the binding lets n be a what-if while every run still uses the data's n.
 #pragma once
 
+#include <map>
 #include <optional>
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -15,12 +22,31 @@
 
 namespace dpx::ui {
 
+// What the trainer runs, besides the knobs.
+struct TrainerSettings {
+  QString source = QStringLiteral("builtin:digits");  // "builtin:digits", a file path, …
+  QStringList mechanisms{QStringLiteral("dp-sgld"), QStringLiteral("dp-sgd"), QStringLiteral("sgd")};
+  bool calibrate = true;  // calibrate each mechanism to the target ε
+  // The target; unset: follow the ε the table shows for the current knobs (the rdp row).
+  std::optional<double> targetEpsilon;
+  bool nFromData = true;  // n is bound to the loaded training set's size
+  bool operator==(const TrainerSettings&) const = default;
+};
+
+// Everything an undo step restores.
+struct ModelState {
+  core::Params params;
+  TrainerSettings trainer;
+};
+
 class ParameterModel : public QObject {
   Q_OBJECT
  public:
   explicit ParameterModel(QObject* parent = nullptr);
 
-  const core::Params& params() const { return m_params; }
+  const core::Params& params() const { return m_state.params; }
+  const TrainerSettings& trainer() const { return m_state.trainer; }
+  const ModelState& state() const { return m_state; }
   // The last combination that passed Params::validate(): what the charts show while the
   // current one is invalid.
   const core::Params& lastValid() const { return m_lastValid; }
@@ -35,42 +61,65 @@ class ParameterModel : public QObject {
   void setSampling(std::optional<core::Sampling> sampling);
   void setNeighbouring(std::optional<core::Neighbouring> relation);
   void setAveraged(bool averaged);
-  void setAll(const core::Params& params, const QString& description);  // presets: one step
+  void setAll(const core::Params& params, const QString& description);  // one step
+  void setState(const ModelState& state, const QString& description);   // presets: one step
+  void setTrainer(const TrainerSettings& settings, const QString& description);
+  // Binds n to the loaded data (K follows so the epochs stay the same) or releases it.
+  void setNFromData(bool bound);
+
+  // The training-set size of a loaded data source (not an edit: a fact the trainer found). When
+  // n is bound and `source` is the trainer's, n follows in an undo step of its own.
+  void setDataSize(const QString& source, std::int64_t trainingRecords);
+  std::optional<std::int64_t> dataSize(const QString& source) const;
+  // The loaded size of the trainer's current source, if known.
+  std::optional<std::int64_t> currentDataSize() const { return dataSize(m_state.trainer.source); }
 
   // View settings (not part of the run, not undoable).
   core::accounting::Conversion conversion() const { return m_conversion; }
   void setConversion(core::accounting::Conversion conversion);
   bool epochsAxis() const { return m_epochsAxis; }
   void setEpochsAxis(bool epochs);
+  // ε curves of the RDP accountants at the α knob alone instead of the optimal order.
+  bool fixedAlphaView() const { return m_fixedAlpha; }
+  void setFixedAlphaView(bool fixed);
 
   // A fresh token for a drag that starts now.
   int beginDrag() { return ++m_dragCounter; }
 
-  // Applies params without an undo step (used by the undo commands themselves).
-  void apply(const core::Params& params);
+  // Applies a state without an undo step (used by the undo commands themselves).
+  void apply(const ModelState& state);
 
  Q_SIGNALS:
   void paramsChanged();
+  void trainerChanged();
+  void dataSizeChanged();  // a source's training size became known
   void validityChanged(bool valid, const QString& message);
   void viewChanged();
 
  private:
-  void push(const core::Params& after, const QString& text, int mergeId, int dragToken);
-  core::Params m_params;
+  void push(const ModelState& before, const ModelState& after, const QString& text, int mergeId, int dragToken);
+  void pushParams(const core::Params& after, const QString& text, int mergeId, int dragToken);
+  // n bound, the source's size known and different: one step from the unbound state to the
+  // bound one (so undoing it leaves n a consistent what-if).
+  void enforceBinding();
+  ModelState m_state;
   core::Params m_lastValid;
   bool m_valid = true;
   QString m_message;
   QUndoStack m_undo;
+  std::map<QString, std::int64_t> m_dataSizes;
   core::accounting::Conversion m_conversion = core::accounting::Conversion::kImproved;
   bool m_epochsAxis = false;
+  bool m_fixedAlpha = false;
   int m_dragCounter = 0;
+  bool m_bindingQueued = false;
 };
 
-// One parameter change; merges with the next one of the same knob and drag.
-class SetParamsCommand : public QUndoCommand {
+// One change of the model; merges with the next one of the same knob and drag.
+class SetStateCommand : public QUndoCommand {
  public:
-  SetParamsCommand(ParameterModel* model, core::Params before, core::Params after, const QString& text, int mergeId,
-                   int dragToken);
+  SetStateCommand(ParameterModel* model, ModelState before, ModelState after, const QString& text, int mergeId,
+                  int dragToken);
   void undo() override;
   void redo() override;
   int id() const override { return m_mergeId; }
@@ -78,10 +127,13 @@ class SetParamsCommand : public QUndoCommand {
 
  private:
   ParameterModel* m_model;
-  core::Params m_before;
-  core::Params m_after;
+  ModelState m_before;
+  ModelState m_after;
   int m_mergeId;
   int m_dragToken;
 };
+
+// n = data size with K = ⌈E·n/m⌉ for the epochs E the knobs had (core::nominalEpochs).
+core::Params bindToData(const core::Params& params, std::int64_t trainingRecords);
 
 }  // namespace dpx::ui

@@ -119,7 +119,7 @@ QStringList knobKeys() {
   return keys;
 }
 
-Status readParams(const Reader& r, const QJsonValue& value, core::Params& params) {
+Status readParams(const Reader& r, const QJsonValue& value, core::Params& params, bool& stepsGiven) {
   const QString base = QStringLiteral("params");
   if (!value.isObject()) return r.typeError(base, QStringLiteral("an object"), value);
   const QJsonObject o = value.toObject();
@@ -169,6 +169,7 @@ Status readParams(const Reader& r, const QJsonValue& value, core::Params& params
       return r.unknownKey(path, knobKeys() + kParamsExtraKeys);
     }
   }
+  stepsGiven = hasK || epochs.has_value();
   if (epochs) {
     if (hasK) {
       return r.fail(base, QStringLiteral("both K and epochs are given; give one (epochs sets K = ⌈epochs·n/m⌉)"),
@@ -218,6 +219,33 @@ Status readTrainer(const Reader& r, const QJsonValue& value, Preset& preset) {
     Result<double> e = r.positiveNumber(o.value(QStringLiteral("epochs")), base + QStringLiteral(".epochs"));
     if (!e) return e.status();
     preset.trainerEpochs = *e;
+  }
+  return Status::ok();
+}
+
+// The trainer trains the epochs of the K knob (one set of knobs): trainer.epochs may stand for
+// K when the params give no steps, and must agree with them when they do.
+Status reconcileTrainerEpochs(const Reader& r, Preset& preset, bool stepsGiven) {
+  if (!preset.trainerEpochs) return Status::ok();
+  core::Params& p = preset.params;
+  Result<std::int64_t> steps = core::stepsForEpochs(*preset.trainerEpochs, p.n, p.m);
+  if (!steps) {
+    return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(steps.status().message()), steps.status().code());
+  }
+  if (!stepsGiven) {
+    p.K = *steps;
+    if (Status s = p.validate(); !s.isOk()) return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(s.message()), s.code());
+    return Status::ok();
+  }
+  if (*steps != p.K) {
+    return r.fail(QStringLiteral("trainer.epochs"),
+                  QStringLiteral("%1 epochs disagree with the params (K = %2 steps = %3 epochs of n = %4): the trainer "
+                                 "trains the epochs of K; give one of them")
+                      .arg(number(*preset.trainerEpochs))
+                      .arg(p.K)
+                      .arg(number(p.epochs()))
+                      .arg(p.n),
+                  StatusCode::kInvalidArgument);
   }
   return Status::ok();
 }
@@ -304,9 +332,11 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
 
   const QJsonValue params = o.value(QStringLiteral("params"));
   if (params.isUndefined()) return r.fail(QStringLiteral("params"), QStringLiteral("missing (an object of knobs is required)"));
-  DPX_RETURN_IF_ERROR(readParams(r, params, preset.params));
+  bool stepsGiven = false;
+  DPX_RETURN_IF_ERROR(readParams(r, params, preset.params, stepsGiven));
 
   if (o.contains(QStringLiteral("trainer"))) DPX_RETURN_IF_ERROR(readTrainer(r, o.value(QStringLiteral("trainer")), preset));
+  DPX_RETURN_IF_ERROR(reconcileTrainerEpochs(r, preset, stepsGiven));
   return preset;
 }
 
@@ -345,13 +375,7 @@ QString slug(const QString& name) {
 
 }  // namespace
 
-bool sameParams(const core::Params& a, const core::Params& b) {
-  for (const core::KnobInfo& info : core::knobInfos()) {
-    if (core::knobValue(a, info.knob) != core::knobValue(b, info.knob)) return false;
-  }
-  return a.schedule == b.schedule && a.sampling == b.sampling && a.neighbouring == b.neighbouring &&
-         a.averaged == b.averaged;
-}
+bool sameParams(const core::Params& a, const core::Params& b) { return a == b; }
 
 bool operator==(const Preset& a, const Preset& b) {
   return a.version == b.version && a.id == b.id && a.name == b.name && a.description == b.description &&
@@ -450,6 +474,27 @@ std::vector<Preset> builtinPresets() {
   }
   std::sort(out.begin(), out.end(), [](const Preset& a, const Preset& b) { return a.id < b.id; });
   return out;
+}
+
+Preset presetFromState(const ModelState& state, const QString& name) {
+  Preset preset = presetFromParams(state.params, name);
+  preset.trainerData = state.trainer.source;
+  preset.trainerMechanisms = state.trainer.mechanisms;
+  if (state.trainer.calibrate && state.trainer.targetEpsilon) preset.targetEpsilon = state.trainer.targetEpsilon;
+  return preset;
+}
+
+ModelState stateFromPreset(const Preset& preset, const ModelState& current) {
+  ModelState state = current;
+  state.params = preset.params;
+  if (!preset.trainerData.isEmpty()) state.trainer.source = preset.trainerData;
+  if (!preset.trainerMechanisms.isEmpty()) state.trainer.mechanisms = preset.trainerMechanisms;
+  state.trainer.calibrate = preset.targetEpsilon.has_value();
+  state.trainer.targetEpsilon = preset.targetEpsilon;
+  // The paper's n stays on the knob (its accountants reproduce the published numbers); runs use
+  // the data's n, as always.
+  state.trainer.nFromData = false;
+  return state;
 }
 
 Preset presetFromParams(const core::Params& params, const QString& name) {

@@ -25,6 +25,7 @@
 
 #include "common/params.h"
 #include "common/status.h"
+#include "parameter_model.h"
 
 namespace dpx::ui {
 
@@ -43,7 +44,8 @@ struct Preset {
   std::optional<double> targetEpsilon;  // the budget the paper calibrated to, if any
   QStringList notes;
   // Optional trainer settings: the dataset ("builtin:digits" or a path), the mechanisms to compare
-  // (core::training::mechanismId values) and the epochs to train for.
+  // (core::training::mechanismId values) and the epochs to train for. The trainer trains the
+  // epochs of K, so "epochs" sets K when the params give no steps and must agree otherwise.
   QString trainerData;
   QStringList trainerMechanisms;
   std::optional<double> trainerEpochs;
@@ -76,5 +78,10 @@ std::vector<Preset> builtinPresets();
 
 // The user's "save as preset": the current knobs under a name, id derived from the name.
 Preset presetFromParams(const core::Params& params, const QString& name);
+// The same with the trainer's settings (dataset, mechanisms, calibration target).
+Preset presetFromState(const ModelState& state, const QString& name);
+// What applying a preset sets: its knobs, dataset, mechanisms, epochs (through K) and target ε
+// (calibration on exactly when it has one); n is released from the data so the paper's n stays.
+ModelState stateFromPreset(const Preset& preset, const ModelState& current);
 
 }  // namespace dpx::ui

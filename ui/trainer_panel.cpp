@@ -1,5 +1,6 @@
 #include "trainer_panel.h"
 
+#include <cmath>
 #include <thread>
 
 #include <QFileDialog>
@@ -8,6 +9,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
@@ -23,29 +25,96 @@ using namespace core::training;
 
 namespace {
 
-QColor mechanismColor(const QString& id) {
-  if (id == QLatin1String("dp-sgld")) return QColor(0x2c, 0xa0, 0x2c);
-  if (id == QLatin1String("dp-sgd")) return QColor(0x1f, 0x77, 0xb4);
-  if (id == QLatin1String("cyclic")) return QColor(0x94, 0x67, 0xbd);
-  if (id == QLatin1String("outpert")) return QColor(0x8c, 0x56, 0x4b);
-  if (id == QLatin1String("sgld-posterior")) return QColor(0x17, 0xbe, 0xcf);
-  return QColor(0x50, 0x50, 0x50);
-}
-
 QString number(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
+
+QString mechanismText(Mechanism m) { return QString::fromLatin1(mechanismId(m).data()); }
+
+// The results table: the value a run used for a knob, with the knob's own value beside it when
+// they differ, and the reason in the tooltip.
+QTableWidgetItem* knobCell(const char* key, double used, const ResolvedRun& run, const QString& symbol) {
+  auto* item = new QTableWidgetItem(number(used));
+  item->setToolTip(QStringLiteral("%1 = %2 (the knob's value)").arg(symbol, number(used, 6)));
+  for (const KnobOverride& o : run.overrides) {
+    if (o.knob != key) continue;
+    // Shown beside the knob only when they differ in the digits shown (a calibration that lands
+    // on the knob's σ is no news); the tooltip keeps the full values.
+    if (number(o.usedValue) != number(o.knobValue)) {
+      item->setText(QStringLiteral("%1 (knob %2)").arg(number(o.usedValue), number(o.knobValue)));
+    }
+    item->setToolTip(QStringLiteral("%1 = %2 used instead of the knob's %3: %4")
+                         .arg(symbol, number(o.usedValue, 6), number(o.knobValue, 6), QString::fromStdString(o.reason)));
+    item->setBackground(QColor(0xe3, 0xf2, 0xfd));
+  }
+  return item;
+}
 
 }  // namespace
 
-TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
+QColor mechanismColor(const QString& id) {
+  // The accountant that proves each mechanism gives it its colour in every chart.
+  if (const auto m = parseMechanism(id.toStdString()); m && isPrivate(*m)) {
+    return QColor::fromRgb(accountantColor(std::string(accountantsFor(*m).front())));
+  }
+  return QColor(0x50, 0x50, 0x50);
+}
+
+TrainerPanel::TrainerPanel(ParameterModel* model, std::shared_ptr<DatasetCache> cache, QWidget* parent)
+    : QWidget(parent), m_model(model), m_controller(std::move(cache)) {
   setObjectName(QStringLiteral("trainerPanel"));
   auto* outer = new QHBoxLayout(this);
   auto* controls = new QWidget(this);
-  controls->setMaximumWidth(380);
+  controls->setMaximumWidth(420);
+  buildControls(controls);
+  outer->addWidget(controls);
+
+  // Right: the two per-epoch charts side by side, the results (wide: used values beside knobs)
+  // under them.
+  auto* right = new QSplitter(Qt::Vertical, this);
+  auto* charts = new QSplitter(Qt::Horizontal, right);
+  m_accuracy = new ChartPanel(QStringLiteral("Accuracy per epoch (solid: test, dashed: train)"), QStringLiteral("epoch"),
+                              QStringLiteral("accuracy"), charts);
+  m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
+  m_accuracy->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
+  m_epsilon = new ChartPanel(QStringLiteral("ε spent per epoch (at δ)"), QStringLiteral("epoch"), QStringLiteral("ε"), charts);
+  m_epsilon->setObjectName(QStringLiteral("trainingEpsilonChart"));
+  charts->addWidget(m_accuracy);
+  charts->addWidget(m_epsilon);
+  right->addWidget(charts);
+  right->addWidget(m_results);
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 1);
+  outer->addWidget(right, 1);
+
+  m_redrawTimer.setSingleShot(true);
+  m_redrawTimer.setInterval(kEpochRedrawMs);
+  connect(&m_redrawTimer, &QTimer::timeout, this, &TrainerPanel::redrawEpochs);
+  m_liveTimer.setSingleShot(true);
+  m_liveTimer.setInterval(kLiveDebounceMs);
+  connect(&m_liveTimer, &QTimer::timeout, this, &TrainerPanel::onSettled);
+  connect(m_model, &ParameterModel::paramsChanged, this, [this] {
+    refreshSummary();
+    if (m_live->isChecked()) m_liveTimer.start();
+  });
+  connect(m_model, &ParameterModel::trainerChanged, this, [this] {
+    refreshFromModel();
+    if (m_live->isChecked()) m_liveTimer.start();
+  });
+  connectController();
+  refreshFromModel();
+  updateButtons();
+}
+
+TrainerPanel::~TrainerPanel() {
+  m_controller.cancel();
+  m_controller.wait();
+}
+
+void TrainerPanel::buildControls(QWidget* controls) {
   auto* left = new QVBoxLayout(controls);
   left->setContentsMargins(0, 0, 0, 0);
 
   auto* dataBox = new QGroupBox(QStringLiteral("Data"), controls);
-  auto* dataForm = new QFormLayout(dataBox);
+  auto* dataLayout = new QVBoxLayout(dataBox);
   m_dataset = new QComboBox(dataBox);
   m_dataset->setObjectName(QStringLiteral("datasetBox"));
   for (const std::string& s : builtinSources()) m_dataset->addItem(QString::fromStdString(s), QString::fromStdString(s));
@@ -54,73 +123,78 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
     if (auto* items = qobject_cast<QStandardItemModel*>(m_dataset->model())) items->item(m_dataset->count() - 1)->setEnabled(false);
   }
   m_dataset->addItem(QStringLiteral("Open a CSV, LIBSVM or IDX file…"), QStringLiteral("open"));
-  m_dataset->setToolTip(QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy)."));
-  dataForm->addRow(QStringLiteral("Dataset"), m_dataset);
+  m_dataset->setToolTip(QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy). "
+                                       "Loading a dataset sets n to its training size (see n in the Parameters panel)."));
+  m_dataInfo = new QLabel(QStringLiteral("not loaded yet"), dataBox);
+  m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
+  m_dataInfo->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  dataLayout->addWidget(m_dataset);
+  dataLayout->addWidget(m_dataInfo);
   left->addWidget(dataBox);
 
-  auto* mechBox = new QGroupBox(QStringLiteral("Mechanisms, side by side"), controls);
+  auto* mechBox = new QGroupBox(QStringLiteral("Mechanisms, trained side by side"), controls);
   auto* mechGrid = new QGridLayout(mechBox);
   int i = 0;
-  for (Mechanism m : allMechanisms()) {
-    auto* box = new QCheckBox(QString::fromLatin1(mechanismId(m).data()), mechBox);
-    box->setObjectName(QStringLiteral("mechanism_%1").arg(QString::fromLatin1(mechanismId(m).data())));
-    box->setChecked(m == Mechanism::kDpSgld || m == Mechanism::kDpSgd || m == Mechanism::kSgd);
-    const auto accountants = accountantsFor(m);
-    box->setToolTip(QString::fromLatin1(mechanismName(m).data()) + QStringLiteral(" — ") +
-                    (accountants.empty() ? QStringLiteral("non-private baseline")
-                                         : QStringLiteral("privacy proven by the %1 accountant")
-                                               .arg(QString::fromLatin1(accountants.front().data()))));
-    m_mechanisms[m] = box;
+  for (const MechanismInfo& info : mechanismInfos()) {
+    auto* box = new QCheckBox(QString::fromLatin1(info.id.data()), mechBox);
+    box->setObjectName(QStringLiteral("mechanism_%1").arg(QString::fromLatin1(info.id.data())));
+    box->setToolTip(QString::fromLatin1(info.name.data()) + QStringLiteral(" (") + QString::fromLatin1(info.citation.data()) +
+                    QStringLiteral(") — ") +
+                    (info.accountants.empty() ? QStringLiteral("non-private baseline")
+                                              : QStringLiteral("privacy proven by the %1 accountant")
+                                                    .arg(QString::fromLatin1(info.accountants.front().data()))));
+    m_mechanisms[info.mechanism] = box;
     mechGrid->addWidget(box, i / 2, i % 2);
+    connect(box, &QCheckBox::toggled, this, [this, id = QString::fromLatin1(info.id.data())](bool on) {
+      editTrainer([&](TrainerSettings& t) {
+        t.mechanisms.removeAll(id);
+        if (on) t.mechanisms << id;
+      }, (on ? QStringLiteral("train %1") : QStringLiteral("do not train %1")).arg(id));
+    });
     ++i;
   }
   left->addWidget(mechBox);
 
-  auto* optBox = new QGroupBox(QStringLiteral("Training"), controls);
-  auto* form = new QFormLayout(optBox);
-  m_batch = new QSpinBox(optBox);
-  m_batch->setRange(1, 100000);
-  m_batch->setValue(64);
-  m_eta = new QDoubleSpinBox(optBox);
-  m_eta->setDecimals(4);
-  m_eta->setRange(1e-4, 10.0);
-  m_eta->setValue(0.5);
-  m_eta->setToolTip(QStringLiteral("Step size. dp-sgld needs η < 1/β (β ≈ 1 + λ for unit-norm rows); for the "
-                                   "decreasing schedule η_k = 1/(2β + λk/2) is used instead."));
-  m_lambda = new QDoubleSpinBox(optBox);
-  m_lambda->setDecimals(5);
-  m_lambda->setRange(0.0, 10.0);
-  m_lambda->setSingleStep(0.001);
-  m_lambda->setValue(0.001);
-  m_epochs = new QSpinBox(optBox);
-  m_epochs->setObjectName(QStringLiteral("epochsBox"));
-  m_epochs->setRange(1, 1000);
-  m_epochs->setValue(20);
-  m_targetMode = new QCheckBox(QStringLiteral("calibrate σ to a target ε"), optBox);
-  m_targetMode->setChecked(true);
-  m_target = new QLineEdit(QStringLiteral("3"), optBox);
-  m_target->setToolTip(QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
-                                      "of them are compared at the same (ε, δ) — as in seed 000 Table 1."));
-  m_threads = new QSpinBox(optBox);
+  auto* runBox = new QGroupBox(QStringLiteral("Run — knobs from the Parameters panel"), controls);
+  auto* form = new QFormLayout(runBox);
+  m_knobSummary = new QLabel(runBox);
+  m_knobSummary->setObjectName(QStringLiteral("knobSummary"));
+  m_knobSummary->setWordWrap(true);
+  m_knobSummary->setToolTip(QStringLiteral("A run reads these from the Parameters panel (one set of knobs): edit them "
+                                           "there, undo covers them. The training set decides n."));
+  form->addRow(m_knobSummary);
+  m_calibrate = new QCheckBox(QStringLiteral("calibrate each to ε ="), runBox);
+  m_calibrate->setObjectName(QStringLiteral("calibrateBox"));
+  m_calibrate->setToolTip(QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
+                                         "of them are compared at the same (ε, δ), as in Ryffel et al. 2022, Table 1."));
+  m_target = new QLineEdit(runBox);
+  m_target->setObjectName(QStringLiteral("targetEntry"));
+  m_target->setToolTip(QStringLiteral("The target ε. Empty: the ε the accountant table shows (rdp) for the current "
+                                      "knobs, which follows every knob."));
+  form->addRow(m_calibrate, m_target);
+  auto* threadsSeed = new QHBoxLayout();
+  m_threads = new QSpinBox(runBox);
   m_threads->setRange(1, 256);
   m_threads->setValue(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  m_seed = new QSpinBox(optBox);
+  m_seed = new QSpinBox(runBox);
   m_seed->setRange(0, 1'000'000);
   m_seed->setValue(1);
-  form->addRow(QStringLiteral("batch size m"), m_batch);
-  form->addRow(QStringLiteral("step size η"), m_eta);
-  form->addRow(QStringLiteral("λ (L2)"), m_lambda);
-  form->addRow(QStringLiteral("epochs"), m_epochs);
-  form->addRow(m_targetMode, m_target);
-  form->addRow(QStringLiteral("threads"), m_threads);
-  form->addRow(QStringLiteral("seed"), m_seed);
-  // One short line: a word-wrapped label in a squeezed form gets clipped.
-  auto* note = new QLabel(QStringLiteral("σ, δ, L, schedule: the knobs on the left"), optBox);
-  note->setToolTip(QStringLiteral("The noise multiplier σ (unless calibrated), δ, the clip norm L and the schedule "
-                                  "come from the explorer's parameter panel."));
-  note->setStyleSheet(QStringLiteral("color: palette(mid);"));
-  form->addRow(note);
-  left->addWidget(optBox);
+  m_seed->setToolTip(QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
+                                    "for a seed whatever the thread count."));
+  threadsSeed->addWidget(new QLabel(QStringLiteral("threads"), runBox));
+  threadsSeed->addWidget(m_threads);
+  threadsSeed->addSpacing(12);
+  threadsSeed->addWidget(new QLabel(QStringLiteral("seed"), runBox));
+  threadsSeed->addWidget(m_seed);
+  threadsSeed->addStretch(1);
+  form->addRow(threadsSeed);
+  m_live = new QCheckBox(QStringLiteral("Live: retrain when the knobs settle"), runBox);
+  m_live->setObjectName(QStringLiteral("liveBox"));
+  m_live->setToolTip(QStringLiteral("After a change of the knobs, cancel the running training and start again, when "
+                                    "this machine can finish the run within %1 s (measured).")
+                         .arg(kLiveBudgetSeconds));
+  form->addRow(m_live);
+  left->addWidget(runBox);
 
   auto* buttons = new QHBoxLayout();
   m_start = new QPushButton(QStringLiteral("Start"), controls);
@@ -137,32 +211,24 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
   m_progress->setRange(0, 1000);
   left->addWidget(m_progress);
   m_status = new QLabel(QStringLiteral("Ready."), controls);
+  m_status->setObjectName(QStringLiteral("trainerStatus"));
   m_status->setWordWrap(true);
   left->addWidget(m_status);
-  m_results = new QTableWidget(0, 5, controls);
+  m_results = new QTableWidget(0, 7, this);
   m_results->setObjectName(QStringLiteral("trainingResults"));
   m_results->setHorizontalHeaderLabels({QStringLiteral("Mechanism"), QStringLiteral("test acc."), QStringLiteral("ε"),
-                                        QStringLiteral("σ"), QStringLiteral("steps")});
+                                        QStringLiteral("σ"), QStringLiteral("η"), QStringLiteral("L"), QStringLiteral("K")});
   m_results->verticalHeader()->setVisible(false);
   m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_results->horizontalHeader()->setStretchLastSection(true);
   m_results->horizontalHeader()->setMinimumSectionSize(24);
   m_results->setMinimumHeight(130);
-  left->addWidget(m_results, 1);
+  m_results->setToolTip(QStringLiteral("Values a run used instead of a knob are shaded, with the knob's value beside "
+                                       "them; hover for the reason."));
+  left->addStretch(1);
   m_explore = new QPushButton(QStringLiteral("Explore this run in the charts"), controls);
-  m_explore->setToolTip(QStringLiteral("Set n, m, K, σ, η, L and λ of the explorer to the last trained run (one undo step)."));
+  m_explore->setToolTip(QStringLiteral("Set the knobs to the last run as trained: its n, K, σ, η, L and β (one undo step)."));
   left->addWidget(m_explore);
-  outer->addWidget(controls);
-
-  auto* charts = new QSplitter(Qt::Vertical, this);
-  m_accuracy = new ChartPanel(QStringLiteral("Accuracy per epoch"), QStringLiteral("epoch"), QStringLiteral("accuracy"), charts);
-  m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
-  m_accuracy->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
-  m_epsilon = new ChartPanel(QStringLiteral("ε spent per epoch (at δ)"), QStringLiteral("epoch"), QStringLiteral("ε"), charts);
-  m_epsilon->setObjectName(QStringLiteral("trainingEpsilonChart"));
-  charts->addWidget(m_accuracy);
-  charts->addWidget(m_epsilon);
-  outer->addWidget(charts, 1);
 
   connect(m_start, &QPushButton::clicked, this, &TrainerPanel::start);
   connect(m_pause, &QPushButton::clicked, this, [this] {
@@ -174,21 +240,86 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
     m_status->setText(QStringLiteral("Cancelling…"));
   });
   connect(m_dataset, &QComboBox::activated, this, [this](int index) {
-    if (m_dataset->itemData(index).toString() != QLatin1String("open")) return;
+    const QString data = m_dataset->itemData(index).toString();
+    if (data != QLatin1String("open")) {
+      setSource(data);
+      return;
+    }
     const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open a dataset"), QString(),
                                                       QStringLiteral("Datasets (*.csv *.tsv *.gz *.svm *.libsvm *.txt *-ubyte);;All files (*)"));
-    if (!path.isEmpty()) setSource(path);
+    if (path.isEmpty()) {
+      refreshFromModel();  // back to the current source
+      return;
+    }
+    setSource(path);
+  });
+  connect(m_calibrate, &QCheckBox::toggled, this, [this](bool on) {
+    editTrainer([&](TrainerSettings& t) { t.calibrate = on; },
+                on ? QStringLiteral("calibrate to a target ε") : QStringLiteral("train at the σ knob"));
+  });
+  connect(m_target, &QLineEdit::editingFinished, this, [this] {
+    const QString text = m_target->text().trimmed();
+    std::optional<double> target;
+    if (!text.isEmpty()) {
+      target = parseTypedNumber(text);
+      if (!target || !(*target > 0.0)) {
+        m_target->setStyleSheet(QStringLiteral("background: #ffebee;"));
+        m_status->setText(QStringLiteral("The target ε must be a positive number (empty: the table's ε)."));
+        return;
+      }
+    }
+    m_target->setStyleSheet(QString());
+    editTrainer([&](TrainerSettings& t) { t.targetEpsilon = target; },
+                target ? QStringLiteral("target ε = %1").arg(number(*target)) : QStringLiteral("target ε from the table"));
+  });
+  connect(m_seed, &QSpinBox::valueChanged, this, [this] {
+    ensureDataLoaded();
+    if (m_live->isChecked()) m_liveTimer.start();
+  });
+  connect(m_live, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) onSettled();
   });
   connect(m_explore, &QPushButton::clicked, this, [this] {
     if (m_controller.results().empty()) return;
     Q_EMIT exploreRun(m_controller.results().back().run.accountantParams);
   });
-  connect(&m_controller, &TrainingController::dataLoaded, this, [this](const QString& d) { m_status->setText(d); });
+}
+
+void TrainerPanel::connectController() {
+  connect(&m_controller, &TrainingController::dataReady, this, [this](const QString& source, const DataInfo& info) {
+    m_model->setDataSize(source, info.trainRecords);
+    if (source == currentSource()) {
+      m_dataInfo->setText(QStringLiteral("%1 training · %2 test records · %3 features · %4 classes")
+                              .arg(info.trainRecords)
+                              .arg(info.testRecords)
+                              .arg(info.dimension)
+                              .arg(info.classes));
+      m_dataInfo->setToolTip(info.description);
+      if (m_liveWaitingForData) {
+        m_liveWaitingForData = false;
+        m_liveTimer.start();
+      }
+    }
+  });
+  connect(&m_controller, &TrainingController::dataFailed, this, [this](const QString& source, const QString& message) {
+    if (source != currentSource()) return;
+    m_dataInfo->setText(QStringLiteral("could not be loaded"));
+    m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>").arg(message.toHtmlEscaped()));
+  });
+  connect(&m_controller, &TrainingController::started, this, [this] {
+    m_runClock.start();
+    clearRun();
+    updateButtons();
+  });
   connect(&m_controller, &TrainingController::runStarted, this, [this](const QString& id, const QString& details) {
     m_status->setText(QStringLiteral("%1: %2").arg(id, details));
   });
-  connect(&m_controller, &TrainingController::progress, this, [this](double f, const QString&) {
-    m_progress->setValue(static_cast<int>(1000 * f));
+  connect(&m_controller, &TrainingController::progress, this, [this](const QString& id, double f) {
+    m_fractions[id] = f;
+    double sum = 0.0;
+    for (const auto& [mechanism, fraction] : m_fractions) sum += fraction;
+    const auto count = m_controller.lastRequest() ? m_controller.lastRequest()->mechanisms.size() : std::size_t{1};
+    m_progress->setValue(static_cast<int>(1000 * sum / static_cast<double>(std::max<std::size_t>(1, count))));
   });
   connect(&m_controller, &TrainingController::epochDone, this, &TrainerPanel::onEpoch);
   connect(&m_controller, &TrainingController::runFinished, this, &TrainerPanel::onRunFinished);
@@ -196,36 +327,108 @@ TrainerPanel::TrainerPanel(ParameterModel* model, QWidget* parent) : QWidget(par
     m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>").arg(message.toHtmlEscaped()));
   });
   connect(&m_controller, &TrainingController::finished, this, [this](bool cancelled) {
-    if (cancelled) m_status->setText(QStringLiteral("Cancelled; ε shown is for the steps that ran."));
+    redrawEpochs();
+    m_accuracy->setDraftDrawing(false);
+    m_epsilon->setDraftDrawing(false);
+    if (cancelled) {
+      m_status->setText(QStringLiteral("Cancelled; ε shown is for the steps that ran."));
+    } else {
+      m_progress->setValue(1000);
+      m_status->setText(QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
+                            .arg(m_controller.results().size())
+                            .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3)));
+    }
     updateButtons();
     Q_EMIT trainingFinished();
   });
-  updateButtons();
 }
 
-TrainerPanel::~TrainerPanel() {
-  m_controller.cancel();
-  m_controller.wait();
+QString TrainerPanel::currentSource() const { return m_model->trainer().source; }
+
+core::training::DatasetKey TrainerPanel::dataKey() const {
+  DatasetKey key;
+  key.source = currentSource().toStdString();
+  key.splitSeed = static_cast<std::uint64_t>(m_seed->value());
+  return key;
+}
+
+void TrainerPanel::editTrainer(const std::function<void(TrainerSettings&)>& edit, const QString& text) {
+  TrainerSettings settings = m_model->trainer();
+  edit(settings);
+  m_model->setTrainer(settings, text);
 }
 
 void TrainerPanel::setSource(const QString& source) {
-  int index = m_dataset->findData(source);
-  if (index < 0) {
-    m_dataset->insertItem(m_dataset->count() - 1, source, source);
-    index = m_dataset->findData(source);
-  }
-  m_dataset->setCurrentIndex(index);
+  if (source.isEmpty()) return;
+  editTrainer([&](TrainerSettings& t) { t.source = source; }, QStringLiteral("dataset %1").arg(source));
+  ensureDataLoaded();
 }
 
-QString TrainerPanel::currentSource() const { return m_dataset->currentData().toString(); }
+void TrainerPanel::ensureDataLoaded() {
+  // Cached or not, the answer comes back as dataReady (n binds there), so every caller sees the
+  // same sequence.
+  if (!m_controller.dataInfo(dataKey())) m_dataInfo->setText(QStringLiteral("loading…"));
+  m_controller.loadData(dataKey());
+}
 
-void TrainerPanel::updateButtons() {
-  const bool running = m_controller.running();
-  m_start->setEnabled(!running);
-  m_pause->setEnabled(running);
-  m_cancel->setEnabled(running);
-  m_pause->setText(m_controller.paused() ? QStringLiteral("Resume") : QStringLiteral("Pause"));
-  m_explore->setEnabled(!running && !m_controller.results().empty());
+void TrainerPanel::refreshFromModel() {
+  const TrainerSettings& t = m_model->trainer();
+  {
+    const QSignalBlocker block(m_dataset);
+    int index = m_dataset->findData(t.source);
+    if (index < 0) {
+      m_dataset->insertItem(m_dataset->count() - 1, t.source, t.source);
+      index = m_dataset->findData(t.source);
+    }
+    m_dataset->setCurrentIndex(index);
+  }
+  for (const auto& [m, box] : m_mechanisms) {
+    const QSignalBlocker block(box);
+    box->setChecked(t.mechanisms.contains(mechanismText(m)));
+  }
+  {
+    const QSignalBlocker block(m_calibrate);
+    m_calibrate->setChecked(t.calibrate);
+  }
+  m_target->setEnabled(t.calibrate);
+  if (!m_target->hasFocus()) m_target->setText(t.targetEpsilon ? number(*t.targetEpsilon, 6) : QString());
+  if (const auto info = m_controller.dataInfo(dataKey())) {
+    m_dataInfo->setText(QStringLiteral("%1 training · %2 test records · %3 features · %4 classes")
+                            .arg(info->trainRecords)
+                            .arg(info->testRecords)
+                            .arg(info->dimension)
+                            .arg(info->classes));
+  } else if (m_dataInfo->text() != QLatin1String("loading…")) {
+    m_dataInfo->setText(QStringLiteral("not loaded yet"));
+  }
+  refreshSummary();
+}
+
+void TrainerPanel::refreshSummary() {
+  const core::Params& p = m_model->lastValid();
+  const QString epochs = number(core::nominalEpochs(p), 4);
+  QString text = QStringLiteral("m = %1 · η = %2 · λ = %3 · %4 epochs (K = %5)<br>σ = %6 · δ = %7 · L = %8 · %9 η")
+                     .arg(p.m)
+                     .arg(number(p.eta), number(p.lambda), epochs)
+                     .arg(p.K)
+                     .arg(number(p.sigma), number(p.delta), number(p.L),
+                          QString::fromLatin1(core::scheduleName(p.schedule).data()));
+  if (p.sampling) text += QStringLiteral(" · %1 batches").arg(QString::fromLatin1(core::samplingName(*p.sampling).data()));
+  if (!m_model->isValid()) {
+    text += QStringLiteral("<br><span style='color:#b71c1c'>The knobs are invalid: a run waits for a valid "
+                           "combination.</span>");
+  }
+  m_knobSummary->setText(text);
+  const TrainerSettings& t = m_model->trainer();
+  m_target->setPlaceholderText(m_tableEpsilon ? QStringLiteral("%1 (table)").arg(number(*m_tableEpsilon))
+                                              : QStringLiteral("the table's ε"));
+  (void)t;
+}
+
+void TrainerPanel::setTableEpsilon(const core::Params& params, std::optional<double> epsilon) {
+  m_tableEpsilon = epsilon;
+  m_tableEpsilonParams = params;
+  refreshSummary();
 }
 
 std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const {
@@ -234,30 +437,33 @@ std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const 
     *error = QStringLiteral("Choose a dataset first (Fashion-MNIST needs the Debian package dataset-fashion-mnist).");
     return std::nullopt;
   }
+  if (!m_model->isValid()) {
+    *error = QStringLiteral("The knobs are invalid: ") + m_model->validationMessage();
+    return std::nullopt;
+  }
   TrainingRequest request;
-  request.source = source;
-  for (const auto& [m, box] : m_mechanisms) {
-    if (box->isChecked()) request.mechanisms.push_back(m);
+  request.data = dataKey();
+  for (const MechanismInfo& info : mechanismInfos()) {
+    if (m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data()))) request.mechanisms.push_back(info.mechanism);
   }
   if (request.mechanisms.empty()) {
     *error = QStringLiteral("Tick at least one mechanism.");
     return std::nullopt;
   }
   TrainerConfig& c = request.base;
-  c.knobs = m_model->lastValid();
-  c.knobs.m = m_batch->value();
-  c.knobs.eta = m_eta->value();
-  c.knobs.lambda = m_lambda->value();
-  c.epochs = m_epochs->value();
+  c.knobs = m_model->params();
+  c.epochs = core::nominalEpochs(c.knobs);
   c.threads = m_threads->value();
   c.seed = static_cast<std::uint64_t>(m_seed->value());
-  if (m_targetMode->isChecked()) {
-    const std::optional<double> target = parseTypedNumber(m_target->text());
-    if (!target || !(*target > 0.0)) {
-      *error = QStringLiteral("The target ε must be a positive number.");
-      return std::nullopt;
+  const TrainerSettings& t = m_model->trainer();
+  if (t.calibrate) {
+    if (t.targetEpsilon) {
+      c.targetEpsilon = *t.targetEpsilon;
+    } else if (m_tableEpsilon && m_tableEpsilonParams == c.knobs) {
+      c.targetEpsilon = *m_tableEpsilon;
+    } else {
+      request.targetFromTable = m_model->conversion();  // the table is still computing: the worker does
     }
-    c.targetEpsilon = *target;
   }
   return request;
 }
@@ -266,23 +472,88 @@ void TrainerPanel::start() {
   QString error;
   const std::optional<TrainingRequest> request = buildRequest(&error);
   if (!request) {
-    m_status->setText(error);
+    m_status->setText(error.toHtmlEscaped());
     return;
   }
-  const QString source = request->source;
-  m_history.clear();
-  m_results->setRowCount(0);
-  m_accuracy->removeCurvesExcept({});
-  m_epsilon->removeCurvesExcept({});
-  m_progress->setValue(0);
-  m_status->setText(QStringLiteral("Loading %1…").arg(source));
+  m_status->setText(QStringLiteral("Loading %1…").arg(currentSource()));
   m_controller.start(*request);
   updateButtons();
 }
 
+void TrainerPanel::onSettled() {
+  if (!m_live->isChecked()) return;
+  QString error;
+  const std::optional<TrainingRequest> request = buildRequest(&error);
+  if (!request) {
+    m_status->setText(QStringLiteral("Live: ") + error.toHtmlEscaped());
+    return;
+  }
+  const std::optional<double> seconds = m_controller.estimateSeconds(*request);
+  if (!seconds) {
+    m_liveWaitingForData = true;
+    ensureDataLoaded();
+    m_status->setText(QStringLiteral("Live: loading %1…").arg(currentSource()));
+    return;
+  }
+  if (*seconds > kLiveBudgetSeconds) {
+    m_status->setText(QStringLiteral("Live: this run would take about %1 s on this machine (live runs start under "
+                                     "%2 s) — press Start.")
+                          .arg(number(*seconds, 2))
+                          .arg(kLiveBudgetSeconds));
+    return;
+  }
+  m_controller.start(*request);
+  updateButtons();
+  Q_EMIT liveRestarted();
+}
+
+void TrainerPanel::clearRun() {
+  m_history.clear();
+  m_dirty.clear();
+  m_redrawTimer.stop();
+  m_fractions.clear();
+  m_results->setRowCount(0);
+  m_accuracy->removeCurvesExcept({});
+  m_epsilon->removeCurvesExcept({});
+  m_progress->setValue(0);
+}
+
+void TrainerPanel::updateButtons() {
+  const bool running = m_controller.running();
+  m_start->setText(running ? QStringLiteral("Restart") : QStringLiteral("Start"));
+  m_pause->setEnabled(running);
+  m_cancel->setEnabled(running);
+  m_pause->setText(m_controller.paused() ? QStringLiteral("Resume") : QStringLiteral("Pause"));
+  m_explore->setEnabled(!running && !m_controller.results().empty());
+}
+
 void TrainerPanel::onEpoch(const QString& mechanism, const EpochRecord& record) {
-  auto& history = m_history[mechanism];
-  history.push_back(record);
+  m_history[mechanism].push_back(record);
+  m_dirty.insert(mechanism);
+  // The first epoch after a quiet spell is drawn at once (a live restart shows at once); epochs
+  // arriving faster than that are drawn together, drafted, at most every 40 ms.
+  if (!m_sinceRedraw.isValid() || m_sinceRedraw.elapsed() >= kEpochRedrawMs) {
+    redrawEpochs();
+  } else if (!m_redrawTimer.isActive()) {
+    m_redrawTimer.start();
+  }
+}
+
+void TrainerPanel::redrawEpochs() {
+  m_redrawTimer.stop();
+  const bool streaming = m_sinceRedraw.isValid() && m_sinceRedraw.elapsed() < 2 * kEpochRedrawMs;
+  m_accuracy->setDraftDrawing(streaming && m_controller.running());
+  m_epsilon->setDraftDrawing(streaming && m_controller.running());
+  m_sinceRedraw.start();
+  const QSet<QString> dirty = m_dirty;
+  m_dirty.clear();
+  for (const QString& mechanism : dirty) drawHistory(mechanism);
+  m_accuracy->refreshAxes();
+  m_epsilon->refreshAxes();
+}
+
+void TrainerPanel::drawHistory(const QString& mechanism) {
+  const auto& history = m_history[mechanism];
   QVector<QPointF> test;
   QVector<QPointF> train;
   QVector<QPointF> eps;
@@ -294,38 +565,61 @@ void TrainerPanel::onEpoch(const QString& mechanism, const EpochRecord& record) 
   CurveStyle style;
   style.color = mechanismColor(mechanism);
   style.tooltip = QStringLiteral("test accuracy on held-out records");
-  m_accuracy->setCurve(mechanism + QStringLiteral(":test"), mechanism + QStringLiteral(" test"), test, style);
+  m_accuracy->setCurve(mechanism + QStringLiteral(":test"), mechanism, test, style);
   CurveStyle dashed = style;
   dashed.pen = Qt::DashLine;
   dashed.width = 1.4;
   dashed.tooltip = QStringLiteral("training accuracy: a diagnostic that reads the private data (not released)");
+  dashed.inLegend = false;  // the title says dashed is training accuracy
   m_accuracy->setCurve(mechanism + QStringLiteral(":train"), mechanism + QStringLiteral(" train"), train, dashed);
-  m_accuracy->refreshAxes();
   if (!eps.isEmpty()) {
     CurveStyle e = style;
     e.tooltip = QStringLiteral("ε of releasing the model at that epoch, per the mechanism's accountant");
     m_epsilon->setCurve(mechanism, mechanism, eps, e);
-    m_epsilon->refreshAxes();
   }
 }
 
-void TrainerPanel::onRunFinished(const QString& mechanism) {
-  if (m_controller.results().empty()) return;
-  const TrainingResult& r = m_controller.results().back();
+void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult& r) {
+  if (!m_dirty.isEmpty()) redrawEpochs();
   const int row = m_results->rowCount();
   m_results->insertRow(row);
   m_results->setItem(row, 0, new QTableWidgetItem(mechanism));
-  m_results->setItem(row, 1, new QTableWidgetItem(number(100.0 * r.finalTestAccuracy) + QStringLiteral(" %")));
+  QString accuracy = number(100.0 * r.finalTestAccuracy) + QStringLiteral(" %");
+  auto* acc = new QTableWidgetItem(accuracy);
+  if (r.posteriorAverage) {
+    acc->setToolTip(QStringLiteral("last iterate %1 %; step-weighted posterior average after %2 burn-in steps "
+                                   "(Li, Chen, Liu & Carin 2019, Lemma 6): %3 %")
+                        .arg(number(100.0 * r.finalTestAccuracy))
+                        .arg(r.posteriorAverage->burnInSteps)
+                        .arg(number(100.0 * r.posteriorAverage->testAccuracy)));
+    acc->setText(accuracy + QStringLiteral(" · avg %1 %").arg(number(100.0 * r.posteriorAverage->testAccuracy, 3)));
+  }
+  m_results->setItem(row, 1, acc);
   auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞"));
   eps->setToolTip(r.epsilon ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))
                             : QStringLiteral("not private: no accountant proves any ε"));
   m_results->setItem(row, 2, eps);
-  m_results->setItem(row, 3, new QTableWidgetItem(r.epsilon ? number(r.run.sigma) : QStringLiteral("—")));
-  m_results->setItem(row, 4, new QTableWidgetItem(QString::number(r.stepsDone)));
-  if (!r.run.violations.empty()) {
+  const ResolvedRun& run = r.run;
+  const bool isPrivateRun = r.epsilon.has_value();
+  m_results->setItem(row, 3, isPrivateRun ? knobCell("sigma", run.sigma, run, QStringLiteral("σ")) : new QTableWidgetItem(QStringLiteral("—")));
+  m_results->setItem(row, 4, knobCell("eta", run.eta, run, QStringLiteral("η")));
+  m_results->setItem(row, 5, std::isfinite(run.clipNorm) ? knobCell("L", run.clipNorm, run, QStringLiteral("L"))
+                                                         : new QTableWidgetItem(QStringLiteral("no clipping")));
+  m_results->setItem(row, 6, knobCell("K", static_cast<double>(r.stepsDone), run, QStringLiteral("K")));
+  QStringList notes;
+  for (const KnobOverride& o : run.overrides) {
+    if (o.knob == "n" || o.knob == "beta") {
+      notes << QStringLiteral("%1 = %2 (knob %3): %4")
+                   .arg(QString::fromStdString(o.knob), number(o.usedValue), number(o.knobValue),
+                        QString::fromStdString(o.reason));
+    }
+  }
+  m_results->item(row, 0)->setToolTip(QString::fromLatin1(mechanismName(run.mechanism).data()) +
+                                      (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join(QLatin1Char('\n'))));
+  if (!run.violations.empty()) {
     QString all;
-    for (const std::string& v : r.run.violations) all += QString::fromStdString(v) + QLatin1Char('\n');
-    for (int c = 0; c < 5; ++c) m_results->item(row, c)->setToolTip(QStringLiteral("Violated: ") + all.trimmed());
+    for (const std::string& v : run.violations) all += QString::fromStdString(v) + QLatin1Char('\n');
+    m_results->item(row, 0)->setToolTip(QStringLiteral("Violated: ") + all.trimmed());
     m_results->item(row, 0)->setForeground(QColor(183, 28, 28));
   }
   m_results->resizeColumnsToContents();

@@ -1,22 +1,30 @@
-// The trainer panel (SPEC §4, chart 5): choose a dataset (embedded digits and breast-cancer,
-// Fashion-MNIST when installed, or a CSV/LIBSVM/IDX file) and the mechanisms to compare, then
-// watch train/test accuracy and ε spent grow epoch by epoch while TBB workers train. The privacy
-// knobs (σ, δ, L, schedule) come from the explorer, or σ is calibrated per mechanism to a target
-// ε; batch size, step size, λ and epochs are the dataset's own. "Explore this run" sends the run
-// as trained (its n, m, K, σ, η, L, λ) back to the explorer's knobs.
+// The trainer panel: choose a dataset (embedded digits and breast cancer, Fashion-MNIST when
+// installed, or a CSV/LIBSVM/IDX file) and the mechanisms to compare, then watch train/test
+// accuracy and ε spent grow epoch by epoch while the mechanisms train side by side.
+// The trainer has no knobs of its own: m, σ, η, λ, δ, L, K (as epochs), schedule and sampling
+// come from the parameter model, and so do the dataset, the mechanisms and the calibration
+// target (undoable, set by presets). Calibration makes every mechanism meet the same ε (by
+// default the ε the accountant table shows for the current knobs). With "live" on, a settled
+// change of the knobs restarts training when this machine can finish it within two seconds.
+// Where a run uses another value than a knob (n from the data, L and β from the data, σ from
+// calibration), the results table shows both and says why.
 #pragma once
 
 #include <map>
+#include <memory>
+#include <optional>
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QElapsedTimer>
+#include <QSet>
+#include <QTimer>
 #include <QWidget>
 
 #include "charts/chart_panel.h"
@@ -25,10 +33,20 @@
 
 namespace dpx::ui {
 
+// Live runs start only when estimated to finish within this time.
+inline constexpr double kLiveBudgetSeconds = 2.0;
+// Knob changes settle this long before a live restart.
+inline constexpr int kLiveDebounceMs = 150;
+// Epochs that stream in faster than this are drawn together.
+inline constexpr int kEpochRedrawMs = 40;
+
+// One colour per mechanism, shared by the training charts and the frontier.
+QColor mechanismColor(const QString& id);
+
 class TrainerPanel : public QWidget {
   Q_OBJECT
  public:
-  TrainerPanel(ParameterModel* model, QWidget* parent = nullptr);
+  TrainerPanel(ParameterModel* model, std::shared_ptr<core::training::DatasetCache> cache, QWidget* parent = nullptr);
   ~TrainerPanel() override;
 
   ChartPanel* accuracyChart() const { return m_accuracy; }
@@ -39,44 +57,77 @@ class TrainerPanel : public QWidget {
   QPushButton* cancelButton() const { return m_cancel; }
   QComboBox* datasetBox() const { return m_dataset; }
   QCheckBox* mechanismBox(core::training::Mechanism m) const { return m_mechanisms.at(m); }
-  QSpinBox* epochsBox() const { return m_epochs; }
+  QCheckBox* liveBox() const { return m_live; }
+  QCheckBox* calibrateBox() const { return m_calibrate; }
+  QLineEdit* targetEntry() const { return m_target; }
   QTableWidget* resultsTable() const { return m_results; }
-  void setSource(const QString& source);  // selects (or adds) a dataset source
+  QLabel* statusLabel() const { return m_status; }
+  QLabel* knobSummary() const { return m_knobSummary; }
+  QSpinBox* seedBox() const { return m_seed; }
+  QSpinBox* threadsBox() const { return m_threads; }
+
+  // Selects (or adds) a dataset source: an undoable change of the trainer's settings.
+  void setSource(const QString& source);
+  // Loads the current source if it is not loaded yet (binds n when n follows the data).
+  void ensureDataLoaded();
   void start();
   // The request the Start button would send; nullopt with the reason in `error`.
   std::optional<TrainingRequest> buildRequest(QString* error) const;
+  // The ε the accountant table shows for `params` (the default calibration target).
+  void setTableEpsilon(const core::Params& params, std::optional<double> epsilon);
+  std::optional<double> tableEpsilon() const { return m_tableEpsilon; }
+  // The key of the current data (source, split seed).
+  core::training::DatasetKey dataKey() const;
 
  Q_SIGNALS:
   void trainingFinished();
+  void liveRestarted();  // a settled change restarted training
   void exploreRun(const core::Params& params);
 
  private:
+  void buildControls(QWidget* controls);
+  void connectController();
+  void refreshFromModel();
+  void refreshSummary();
+  void onSettled();
   void onEpoch(const QString& mechanism, const core::training::EpochRecord& record);
-  void onRunFinished(const QString& mechanism);
+  void redrawEpochs();
+  void drawHistory(const QString& mechanism);
+  void onRunFinished(const QString& mechanism, const core::training::TrainingResult& result);
   void updateButtons();
+  void clearRun();
+  void editTrainer(const std::function<void(TrainerSettings&)>& edit, const QString& text);
   QString currentSource() const;
   ParameterModel* m_model;
   TrainingController m_controller;
-  QComboBox* m_dataset;
+  QComboBox* m_dataset = nullptr;
+  QLabel* m_dataInfo = nullptr;
   std::map<core::training::Mechanism, QCheckBox*> m_mechanisms;
-  QSpinBox* m_batch;
-  QDoubleSpinBox* m_eta;
-  QDoubleSpinBox* m_lambda;
-  QSpinBox* m_epochs;
-  QCheckBox* m_targetMode;
-  QLineEdit* m_target;
-  QSpinBox* m_threads;
-  QSpinBox* m_seed;
-  QPushButton* m_start;
-  QPushButton* m_pause;
-  QPushButton* m_cancel;
-  QPushButton* m_explore;
-  QProgressBar* m_progress;
-  QLabel* m_status;
-  QTableWidget* m_results;
-  ChartPanel* m_accuracy;
-  ChartPanel* m_epsilon;
+  QLabel* m_knobSummary = nullptr;
+  QCheckBox* m_calibrate = nullptr;
+  QLineEdit* m_target = nullptr;
+  QSpinBox* m_threads = nullptr;
+  QSpinBox* m_seed = nullptr;
+  QCheckBox* m_live = nullptr;
+  QPushButton* m_start = nullptr;
+  QPushButton* m_pause = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QPushButton* m_explore = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QLabel* m_status = nullptr;
+  QTableWidget* m_results = nullptr;
+  ChartPanel* m_accuracy = nullptr;
+  ChartPanel* m_epsilon = nullptr;
+  QTimer m_liveTimer;
+  QTimer m_redrawTimer;        // epochs stream faster than charts paint: draw at most every 40 ms
+  QElapsedTimer m_sinceRedraw;
+  QElapsedTimer m_runClock;  // since the run started (loading, calibration and training)
+  QSet<QString> m_dirty;       // mechanisms with epochs not drawn yet
+  std::optional<double> m_tableEpsilon;
+  core::Params m_tableEpsilonParams;
+  bool m_liveWaitingForData = false;
   std::map<QString, std::vector<core::training::EpochRecord>> m_history;
+  std::map<QString, double> m_fractions;
 };
 
 }  // namespace dpx::ui

@@ -1,11 +1,16 @@
-// Drives the core trainer from the GUI: loads the dataset and trains the chosen mechanisms one
-// after another on a worker thread (each using all TBB workers), with pause, resume and cancel;
-// epoch records, progress and results come back to the GUI thread as queued signals.
+// Drives the core trainer from the GUI: loads datasets on a worker (through a shared cache),
+// trains the ticked mechanisms side by side in one oneTBB arena on a worker thread, with pause,
+// resume, cancel and restart (a newer request cancels the running one and starts when it has
+// stopped); epoch records, progress and results come back to the GUI thread as queued signals.
+// It also measures how fast this machine trains, to say whether a run is quick enough to follow
+// the knobs live.
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -13,58 +18,106 @@
 #include <QString>
 #include <QStringList>
 
+#include "accounting/accountant.h"
+#include "training/dataset_cache.h"
 #include "training/trainer.h"
 
 namespace dpx::ui {
 
 struct TrainingRequest {
-  QString source;                 // "builtin:digits", a path …
-  int labelColumn = -1;           // CSV files
+  core::training::DatasetKey data;
   std::vector<core::training::Mechanism> mechanisms;
-  core::training::TrainerConfig base;  // mechanism is replaced per run
-  double testFraction = 0.2;
+  core::training::TrainerConfig base;  // mechanism (and accountant) replaced per run
+  // Calibrate to the ε the accountant table shows for the knobs (the rdp row at this
+  // conversion), computed on the worker when the table has not caught up with the knobs yet.
+  std::optional<core::accounting::Conversion> targetFromTable;
+};
+
+// Sets base.targetEpsilon from targetFromTable (the rdp accountant's ε of the knobs, exactly as
+// the table computes it); a no-op otherwise. Runs on a worker: it is an RDP conversion.
+core::Status resolveTableTarget(TrainingRequest& request);
+
+// What the trainer panel shows about a loaded source.
+struct DataInfo {
+  QString source;
+  QString description;
+  qint64 trainRecords = 0;
+  qint64 testRecords = 0;
+  int dimension = 0;
+  int classes = 0;
+  double loadSeconds = 0.0;
 };
 
 class TrainingController : public QObject {
   Q_OBJECT
  public:
-  explicit TrainingController(QObject* parent = nullptr);
+  explicit TrainingController(std::shared_ptr<core::training::DatasetCache> cache, QObject* parent = nullptr);
   ~TrainingController() override;
 
+  // Loads (or finds in the cache) a dataset on a worker: dataReady or dataFailed follows.
+  void loadData(const core::training::DatasetKey& key);
+  std::optional<DataInfo> dataInfo(const core::training::DatasetKey& key) const;
+  std::shared_ptr<core::training::DatasetCache> cache() const { return m_cache; }
+
   bool running() const { return m_running; }
+  // Starts the request; if a run is going, cancels it and starts this one once it has stopped.
   void start(const TrainingRequest& request);
   void setPaused(bool paused);
   bool paused() const { return m_paused; }
-  void cancel();
-  void wait();  // blocks until the worker has ended (tests, shutdown)
+  void cancel();  // also drops a request waiting to start
+  void wait();    // blocks until the worker has ended (tests, shutdown)
 
-  // Results of the runs of the last start(), in order (GUI thread only).
+  // Results of the last start(), in the order of its mechanisms (finished runs only).
   const std::vector<core::training::TrainingResult>& results() const { return m_results; }
-  std::shared_ptr<const core::training::TrainTestSplit> data() const { return m_data; }
   QString dataDescription() const { return m_description; }
+  const std::optional<TrainingRequest>& lastRequest() const { return m_request; }
+
+  // Seconds the request would take on this machine: training and per-epoch evaluation work over
+  // the measured rate (a conservative prior before the first run), plus loading when the data
+  // is not in the cache yet. Nullopt when the data's size is unknown (not loaded).
+  std::optional<double> estimateSeconds(const TrainingRequest& request) const;
+  // Parameter·examples per second measured on the last finished request (or the prior).
+  double measuredRate() const { return m_rate; }
 
  Q_SIGNALS:
-  void dataLoaded(const QString& description);
+  void dataReady(const QString& source, const dpx::ui::DataInfo& info);
+  void dataFailed(const QString& source, const QString& message);
+  void started();
   void runStarted(const QString& mechanism, const QString& details);
   void epochDone(const QString& mechanism, const core::training::EpochRecord& record);
-  void progress(double fraction, const QString& mechanism);
-  void runFinished(const QString& mechanism);
+  void progress(const QString& mechanism, double fraction);
+  void runFinished(const QString& mechanism, const core::training::TrainingResult& result);
   void failed(const QString& message);
   void finished(bool cancelled);
 
  private:
-  void work(TrainingRequest request);
+  void launch(const TrainingRequest& request);
+  void work(TrainingRequest request, std::shared_ptr<core::training::TrainingControl> control);
+  void trainOne(const TrainingRequest& request, std::size_t index, const core::training::CachedDataset& data,
+                core::training::TrainingControl* control);
+  void onWorkerEnded(bool cancelled, double workUnits, double seconds);
+  std::shared_ptr<core::training::DatasetCache> m_cache;
   std::thread m_thread;
-  std::atomic<bool> m_running{false};
+  std::vector<std::thread> m_loaders;
+  bool m_running = false;
   bool m_paused = false;
   std::mutex m_mutex;
   std::shared_ptr<core::training::TrainingControl> m_control;
+  std::optional<TrainingRequest> m_request;
+  std::optional<TrainingRequest> m_pending;
   std::vector<core::training::TrainingResult> m_results;
-  std::shared_ptr<const core::training::TrainTestSplit> m_data;
-  QString m_dataKey;
+  std::vector<std::optional<core::training::TrainingResult>> m_slots;  // by mechanism index
   QString m_description;
+  double m_rate;
 };
+
+// The work of a run in parameter·examples: its gradient examples plus, when it evaluates each
+// epoch, one pass over the training and test rows per epoch (estimateSeconds' unit).
+double trainingWork(const core::training::TrainerConfig& config, qint64 trainRecords, qint64 testRecords,
+                    int dimension, int classes);
 
 }  // namespace dpx::ui
 
 Q_DECLARE_METATYPE(dpx::core::training::EpochRecord)
+Q_DECLARE_METATYPE(dpx::core::training::TrainingResult)
+Q_DECLARE_METATYPE(dpx::ui::DataInfo)

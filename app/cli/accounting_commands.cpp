@@ -79,6 +79,19 @@ Result<std::vector<const Accountant*>> accountantsFromParser(const QCommandLineP
   return std::vector<const Accountant*>{a};
 }
 
+// An unknown --variant is invalid input: the message names the flag and the variants there are.
+Status variantStatus(const std::vector<const Accountant*>& accountants, const EpsilonOptions& options) {
+  if (options.variant.empty() || accountants.size() != 1) return Status::ok();  // `all` drops variants
+  const Accountant& a = *accountants.front();
+  std::string known;
+  for (const Variant& v : a.variants()) {
+    if (v.id == options.variant) return Status::ok();
+    if (!v.id.empty()) known += (known.empty() ? "" : ", ") + v.id;
+  }
+  return Status::invalidArgument("--variant '" + options.variant + "': accountant " + std::string(a.id()) +
+                                 (known.empty() ? " has no variants" : " has the variants " + known));
+}
+
 std::string violationText(const Violation& v) { return v.assumption + ": " + v.reason; }
 
 // The accountant's native parameters, then the values specific to this computation (pld's Δ
@@ -122,14 +135,25 @@ void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, co
   if (eps) {
     json.field("epsilon", eps->epsilon);
     json.field("delta", eps->delta);
-    if (eps->alpha) json.field("alpha", *eps->alpha);
-    if (eps->conversion) json.field("conversion", conversionName(*eps->conversion));
+    // Every object carries alpha and conversion: null where the analysis has no Rényi order.
+    if (eps->alpha) {
+      json.field("alpha", *eps->alpha);
+    } else {
+      json.key("alpha").null();
+    }
+    if (eps->conversion) {
+      json.field("conversion", conversionName(*eps->conversion));
+    } else {
+      json.key("conversion").null();
+    }
     if (eps->epsilonUpper) json.field("epsilon_upper", *eps->epsilonUpper);
     if (eps->epsilonLower) json.field("epsilon_lower", *eps->epsilonLower);
     json.field("bound", boundKindName(eps->bound));
   } else {
     json.key("epsilon").null();
     json.field("delta", p.delta);
+    json.key("alpha").null();
+    json.key("conversion").null();
     json.field("bound", boundKindName(a.boundKind()));
     json.field("error", eps.status().message());
   }
@@ -179,6 +203,7 @@ int commandEpsilon(const QStringList& args, Io& io) {
   if (!options) return fail(io, options.status());
   Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, true);
   if (!accountants) return fail(io, accountants.status());
+  if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   const bool all = accountants->size() > 1;
   const bool json = parser.isSet(QStringLiteral("json"));
   JsonWriter writer;
@@ -216,6 +241,7 @@ int commandRdp(const QStringList& args, Io& io) {
   if (!options) return fail(io, options.status());
   Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, false);
   if (!accountants) return fail(io, accountants.status());
+  if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   const Accountant& a = *accountants->front();
   if (!a.hasRdp()) {
     return fail(io, Status::invalidArgument("--accountant " + std::string(a.id()) +
@@ -260,6 +286,7 @@ int commandDelta(const QStringList& args, Io& io) {
   if (!options) return fail(io, options.status());
   Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, false);
   if (!accountants) return fail(io, accountants.status());
+  if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   Result<double> epsilon = numberOption(parser, QStringLiteral("epsilon"));
   if (!epsilon) return fail(io, epsilon.status());
   if (*epsilon < 0.0) return fail(io, Status::invalidArgument("--epsilon " + formatNumber(*epsilon) + ": ε must be ≥ 0"));
@@ -308,6 +335,7 @@ int commandCurve(const QStringList& args, Io& io) {
   if (!options) return fail(io, options.status());
   Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, true);
   if (!accountants) return fail(io, accountants.status());
+  if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   if (parser.isSet(QStringLiteral("json")) && parser.isSet(QStringLiteral("csv"))) {
     return fail(io, Status::invalidArgument("--json and --csv: choose one output format"));
   }
@@ -337,6 +365,11 @@ int commandCurve(const QStringList& args, Io& io) {
   }
   spec.logSpacing = spacing == "log";
   Result<std::vector<double>> xs = curveAxis(spec);
+  if (!xs && xs.status().message().rfind("--", 0) != 0) {
+    // Say which flags hold the range that was refused.
+    return fail(io, Status(xs.status().code(), "--from " + formatNumber(*from) + " --to " + formatNumber(*to) + ": " +
+                                                   xs.status().message()));
+  }
   if (!xs) return fail(io, xs.status());
   std::vector<AccountantCurve> curves;
   for (const Accountant* a : *accountants) {
@@ -427,6 +460,7 @@ int commandTradeoff(const QStringList& args, Io& io) {
     if (!options) return fail(io, options.status());
     Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, false);
     if (!accountants) return fail(io, accountants.status());
+    if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
     Result<TradeoffCurve> c = accountants->front()->tradeoff(*params, grid, *options);
     if (!c) return fail(io, c.status());
     curve = *c;
@@ -461,6 +495,7 @@ int commandCalibrate(const QStringList& args, Io& io) {
   if (!options) return fail(io, options.status());
   Result<std::vector<const Accountant*>> accountants = accountantsFromParser(parser, false);
   if (!accountants) return fail(io, accountants.status());
+  if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   Result<double> target = numberOption(parser, QStringLiteral("target-epsilon"));
   if (!target) return fail(io, target.status());
   if (!(*target > 0.0)) {
@@ -503,7 +538,8 @@ int commandStepsize(const QStringList& args, Io& io) {
   addOption(parser, QStringLiteral("alphas"), QStringLiteral("comma-separated Rényi orders"), QStringLiteral("list"));
   addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
   if (auto code = parseOrExit(parser, args, io,
-                              QStringLiteral("step-size bounds of private SGLD (seed 004) and smoothness limits"))) {
+                              QStringLiteral("step-size bounds of private SGLD (Li, Chen, Liu & Carin 2019) and "
+                                             "smoothness limits"))) {
     return *code;
   }
   Result<Params> params = knobsFromParser(parser);

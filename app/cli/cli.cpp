@@ -14,7 +14,7 @@ struct Command {
   int (*run)(const QStringList&, Io&);
 };
 
-constexpr std::array<Command, 9> kCommands{{
+constexpr std::array<Command, 11> kCommands{{
     {"epsilon", "ε at δ from one accountant or all (SPEC §2)", commandEpsilon},
     {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
     {"delta", "δ at a given ε", commandDelta},
@@ -24,6 +24,8 @@ constexpr std::array<Command, 9> kCommands{{
     {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
     {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
     {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
+    {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds", commandFrontier},
+    {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility},
 }};
 
 void printUsage(std::ostream& out) {

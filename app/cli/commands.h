@@ -16,5 +16,7 @@ int commandCalibrate(const QStringList& args, Io& io);
 int commandStepsize(const QStringList& args, Io& io);
 int commandTrain(const QStringList& args, Io& io);
 int commandAudit(const QStringList& args, Io& io);
+int commandUtility(const QStringList& args, Io& io);
+int commandFrontier(const QStringList& args, Io& io);
 
 }  // namespace dpx::cli

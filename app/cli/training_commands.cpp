@@ -57,11 +57,7 @@ Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QStri
   return static_cast<std::int64_t>(*v);
 }
 
-Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
-  if (!parser.isSet(QStringLiteral("data"))) {
-    return Status::invalidArgument("--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
-                                   "or a file");
-  }
+Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) {
   TrainerConfig config;
   const std::string mechanismText = parser.isSet(QStringLiteral("mechanism")) ? toStd(parser.value(QStringLiteral("mechanism"))) : "dp-sgld";
   const auto mechanism = parseMechanism(mechanismText);
@@ -77,21 +73,10 @@ Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
     if (!(*e > 0.0)) return Status::invalidArgument("--target-epsilon " + formatNumber(*e) + ": the target ε must be > 0");
     config.targetEpsilon = *e;
   }
-  Result<std::int64_t> seed = integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53);
-  if (!seed) return seed.status();
-  config.seed = static_cast<std::uint64_t>(*seed);
-  Result<std::int64_t> threads = integerOption(parser, QStringLiteral("threads"), 0, 0, 1024);
-  if (!threads) return threads.status();
-  config.threads = static_cast<int>(*threads);
-  double testFraction = 0.2;
-  if (parser.isSet(QStringLiteral("test-fraction"))) {
-    Result<double> f = parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction")));
-    if (!f) return f.status();
-    if (!(*f >= 0.0 && *f < 1.0)) {
-      return Status::invalidArgument("--test-fraction " + formatNumber(*f) + ": must be in [0, 1)");
-    }
-    testFraction = *f;
-  }
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seed, integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
+  config.seed = static_cast<std::uint64_t>(seed);
+  DPX_ASSIGN_OR_RETURN(const std::int64_t threads, integerOption(parser, QStringLiteral("threads"), 0, 0, 1024));
+  config.threads = static_cast<int>(threads);
   // The knobs, except n and K which the data and --epochs decide.
   if (parser.isSet(QStringLiteral("n")) || parser.isSet(QStringLiteral("K"))) {
     return Status::invalidArgument("--n and --K are set by the data and --epochs when training");
@@ -103,15 +88,29 @@ Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
     if (!(*e > 0.0) || *e > 100000.0) return Status::invalidArgument("--epochs " + formatNumber(*e) + ": must be in (0, 1e5]");
     config.epochs = *e;
   }
-  Result<core::Params> params = knobsFromParser(parser, KnobContext::kTraining);
-  if (!params) return params.status();
-  config.knobs = *params;
+  DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
+  return config;
+}
 
+Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, std::uint64_t seed) {
+  if (!parser.isSet(QStringLiteral("data"))) {
+    return Status::invalidArgument("--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
+                                   "or a file");
+  }
+  double testFraction = 0.2;
+  if (parser.isSet(QStringLiteral("test-fraction"))) {
+    Result<double> f = parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction")));
+    if (!f) return f.status();
+    if (!(*f >= 0.0 && *f < 1.0)) {
+      return Status::invalidArgument("--test-fraction " + formatNumber(*f) + ": must be in [0, 1)");
+    }
+    testFraction = *f;
+  }
   LoadOptions load;
   if (parser.isSet(QStringLiteral("label-column"))) {
-    Result<std::int64_t> column = integerOption(parser, QStringLiteral("label-column"), -1, -100000, 100000);
-    if (!column) return column.status();
-    load.labelColumn = static_cast<int>(*column);
+    DPX_ASSIGN_OR_RETURN(const std::int64_t column,
+                         integerOption(parser, QStringLiteral("label-column"), -1, -100000, 100000));
+    load.labelColumn = static_cast<int>(column);
   }
   if (parser.isSet(QStringLiteral("scaling"))) {
     const QString name = parser.value(QStringLiteral("scaling"));
@@ -125,14 +124,31 @@ Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
       return Status::invalidArgument("--scaling " + toStd(name) + ": must be unit-norm, clip-norm or none");
     }
   }
-  Result<LoadedData> loaded = loadData(toStd(parser.value(QStringLiteral("data"))), load);
-  if (!loaded) return loaded.status();
+  DPX_ASSIGN_OR_RETURN(LoadedData loaded, loadData(toStd(parser.value(QStringLiteral("data"))), load));
+  TrainingData out;
+  out.description = loaded.description;
+  DPX_ASSIGN_OR_RETURN(TrainTestSplit split, trainTestSplit(std::move(loaded), testFraction, seed));
+  out.data = std::make_shared<const TrainTestSplit>(std::move(split));
+  return out;
+}
+
+Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
+  DPX_ASSIGN_OR_RETURN(const TrainerConfig config, trainerConfigFromParser(parser));
+  DPX_ASSIGN_OR_RETURN(TrainingData data, trainingDataFromParser(parser, config.seed));
   TrainingSetup setup;
-  setup.description = loaded->description;
-  Result<TrainTestSplit> split = trainTestSplit(std::move(*loaded), testFraction, config.seed);
-  if (!split) return split.status();
-  setup.data = std::make_shared<const TrainTestSplit>(std::move(*split));
+  setup.description = data.description;
+  setup.data = data.data;
   Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, setup.data);
+  if (!trainer && trainer.status().code() == core::StatusCode::kInvalidArgument && config.targetEpsilon &&
+      config.mechanism != Mechanism::kSgd) {
+    // A valid run whose target ε cannot be met is a fact about the run (exit 1, as in dpx
+    // calibrate), not invalid input: tell the two apart by building the run without the target.
+    TrainerConfig untargeted = config;
+    untargeted.targetEpsilon.reset();
+    if (Trainer::create(untargeted, setup.data)) {
+      return Status(core::StatusCode::kNotApplicable, trainer.status().message());
+    }
+  }
   if (!trainer) return trainer.status();
   setup.trainer = std::move(*trainer);
   return setup;
@@ -148,6 +164,14 @@ void writeResolved(JsonWriter& json, const ResolvedRun& run) {
   if (run.mechanism == Mechanism::kOutpert) json.field("output_noise_std", run.outputNoiseStd);
   json.key("notes").beginArray();
   for (const std::string& n : run.notes) json.value(n);
+  json.endArray();
+  // Values the run used instead of a knob, and why (the data's L, a calibrated σ, …).
+  json.key("overrides").beginArray();
+  for (const KnobOverride& o : run.overrides) {
+    if (o.knob == "n" || o.knob == "K") continue;  // dpx train takes n and K from the data and --epochs, not knobs
+    json.beginObject().field("knob", o.knob).field("knob_value", o.knobValue).field("used", o.usedValue);
+    json.field("reason", o.reason).endObject();
+  }
   json.endArray();
   json.key("violations").beginArray();
   for (const std::string& v : run.violations) json.value(v);

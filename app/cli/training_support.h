@@ -20,7 +20,16 @@ struct TrainingSetup {
   std::string description;
 };
 
+struct TrainingData {
+  std::shared_ptr<const core::training::TrainTestSplit> data;
+  std::string description;
+};
+
 void addTrainingOptions(QCommandLineParser& parser);
+// --mechanism, --accountant, --target-epsilon, --seed, --threads, --epochs and the knobs.
+core::Result<core::training::TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser);
+// --data, --test-fraction, --label-column, --scaling: the loaded, split data set.
+core::Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, std::uint64_t seed);
 core::Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
                                          std::int64_t lo, std::int64_t hi);
 core::Result<TrainingSetup> setupTraining(const QCommandLineParser& parser);

@@ -216,15 +216,11 @@ Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& para
   return std::pair{upper, std::min(upper, r->run->deltaLower(epsilon))};
 }
 
-Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
-                                              const EpsilonOptions& options) const {
-  DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
-  Result<PldRunResult> r = pldRun(params, options.exact);
-  if (!r) return r.status();
-  const pld::ComposedRun& run = *r->run;
-  // The mechanism's trade-off is the envelope of f_{ε,δ(ε)} over all ε ≥ 0 (Dong, Roth & Su
-  // 2019, Prop. 2.12); δ(ε) here is the pessimistic profile, so the curve is a lower bound on
-  // the true one (conservative). ε runs over a dense grid up to where δ < 1e−12.
+namespace {
+
+// The mechanism's trade-off is the envelope of f_{ε,δ(ε)} over all ε ≥ 0 (Dong, Roth & Su 2019,
+// Prop. 2.12). ε runs over a dense grid up to where the pessimistic δ < 1e−12.
+Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& run, bool pessimistic, std::span<const double> typeOne) {
   double top = 1.0;
   while (run.deltaUpper(top) > 1e-12 && top < 1e6) top *= 2.0;
   TradeoffCurve curve;
@@ -233,12 +229,32 @@ Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<co
   const int points = 2000;
   for (int i = 0; i <= points; ++i) {
     const double eps = top * std::pow(static_cast<double>(i) / points, 2.0);
-    const double d = run.deltaUpper(eps);
+    const double d = pessimistic ? run.deltaUpper(eps) : run.deltaLower(eps);
     for (std::size_t k = 0; k < typeOne.size(); ++k) {
       curve.typeTwo[k] = std::max(curve.typeTwo[k], epsilonDeltaTradeoff(eps, d, typeOne[k]));
     }
   }
   return curve;
+}
+
+}  // namespace
+
+Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
+                                              const EpsilonOptions& options) const {
+  DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
+  Result<PldRunResult> r = pldRun(params, options.exact);
+  if (!r) return r.status();
+  // δ(ε) here is the pessimistic profile, so the curve is a lower bound on the true one
+  // (conservative).
+  return profileEnvelope(*r->run, true, typeOne);
+}
+
+Result<TradeoffCurve> PldAccountant::tradeoffOptimistic(const Params& params, std::span<const double> typeOne,
+                                                        const EpsilonOptions& options) const {
+  DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
+  Result<PldRunResult> r = pldRun(params, options.exact);
+  if (!r) return r.status();
+  return profileEnvelope(*r->run, false, typeOne);
 }
 
 }  // namespace dpx::core::accounting

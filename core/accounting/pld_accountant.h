@@ -1,6 +1,6 @@
 // `pld` — exact numerical composition of DP-SGD's Poisson-subsampled Gaussian steps by privacy
 // loss distributions (Koskela et al. 2020; Meiser & Mohammadi 2018; Google dp_accounting's PLD
-// accountant; connect-the-dots discretisation of Doroshenko et al. 2022). SPEC §2.3.
+// accountant; connect-the-dots discretisation of Doroshenko et al. 2022).
 // Assumptions as `rdp`: Poisson sampling at q = m/n, clipped gradients with noise N(0, σ²L²),
 // every iterate released, add/remove neighbours (both directions composed).
 // Every answer is a bracket: ε_upper from the pessimistic discretisation is a guaranteed upper
@@ -52,6 +52,10 @@ class PldAccountant final : public Accountant {
                                                  const EpsilonOptions& options = {}) const;
   Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
                                  const EpsilonOptions& options = {}) const override;
+  // The same envelope from the optimistic profile δ_lower(ε): on or above the true curve up to
+  // the envelope's ε grid (2001 points), so with tradeoff() it brackets the exact curve.
+  Result<TradeoffCurve> tradeoffOptimistic(const Params& params, std::span<const double> typeOne,
+                                           const EpsilonOptions& options = {}) const;
 
   static constexpr double kTruncation = 1e-20;  // total tail mass moved to ∞ / dropped
 

@@ -9,8 +9,9 @@
 // as the t^{−1/3} sequence of Thm 3 here. The decreasing run is a heterogeneous composition:
 // the first 32 steps are charged exactly; later steps are grouped on a fixed lattice of σ values
 // 0.2 % apart and each group is charged the RDP of its lattice point below: an upper bound,
-// typically within 1 % of the exact sum (more only for σ well below 1), whose lattice values are
-// memoised across calibration steps.
+// typically within 1 % of the exact sum (more only for σ well below 1). The lattice is fixed (it
+// does not move with σ₁), so its per-step values are memoised by (q, α, cell) and shared by every
+// profile, calibration step and step-size search of the same q, in a bounded memo (16 MiB).
 #pragma once
 
 #include <cstdint>

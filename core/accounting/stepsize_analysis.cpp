@@ -1,13 +1,14 @@
 #include "accounting/stepsize_analysis.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <limits>
 
 #include "accounting/calibration.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/sgmcmc_accountant.h"
 #include "common/format.h"
+#include "numerics/root_finding.h"
 
 namespace dpx::core::accounting {
 namespace {
@@ -85,14 +86,17 @@ Result<ExactBounds> exactBounds(const Params& p, double target, const EpsilonOpt
 std::vector<StepSizeLimit> stepSizeLimits(const Params& p) {
   const double N = static_cast<double>(p.n);
   std::vector<StepSizeLimit> limits{
-      {"sgld_lsi", "η < 1/β (seed 000, LSI of DP-SGLD)", "<", 1.0 / p.beta},
-      {"sgld_utility", "η ≤ 1/(2β) (seed 000, utility bounds)", "<=", 1.0 / (2.0 * p.beta)},
+      {"sgld_lsi", "η < 1/β (Ryffel et al. 2022, Lemma 3.3)", "<", 1.0 / p.beta},
+      {"sgld_utility", "η ≤ 1/(2β) (Ryffel et al. 2022, Lemma 4.1)", "<=", 1.0 / (2.0 * p.beta)},
   };
-  if (p.M + p.w > 0.0) limits.push_back({"cyclic", "η ≤ 1/(M+w) (seed 001, eq. 12)", "<=", 1.0 / (p.M + p.w)});
-  limits.push_back({"outpert", "η < 2/β (seed 002, contraction)", "<", 2.0 / p.beta});
-  limits.push_back({"outpert_optimal", "η* = 2/(β+λ) (seed 002, smallest ρ)", "=", 2.0 / (p.beta + p.lambda)});
-  limits.push_back({"sgmcmc_upper", "η ≤ N/L² (seed 004, Thm 3 cond. 1)", "<=", N / (p.L * p.L)});
-  limits.push_back({"sgmcmc_lower", "η > q²N/(256L²) (seed 004, Thm 3 cond. 2)", ">",
+  if (p.M + p.w > 0.0) {
+    limits.push_back({"cyclic", "η ≤ 1/(M+w) (Kong & Ribero 2024, eq. 12)", "<=", 1.0 / (p.M + p.w)});
+  }
+  limits.push_back({"outpert", "η < 2/β (Chen, Lee & Kifer 2019, contraction)", "<", 2.0 / p.beta});
+  limits.push_back(
+      {"outpert_optimal", "η* = 2/(β+λ) (Chen, Lee & Kifer 2019, smallest ρ)", "=", 2.0 / (p.beta + p.lambda)});
+  limits.push_back({"sgmcmc_upper", "η ≤ N/L² (Li et al. 2019, Thm 3 cond. 1)", "<=", N / (p.L * p.L)});
+  limits.push_back({"sgmcmc_lower", "η > q²N/(256L²) (Li et al. 2019, Thm 3 cond. 2)", ">",
                     p.q() * p.q() * N / (256.0 * p.L * p.L)});
   return limits;
 }
@@ -117,14 +121,10 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& p, double target, const E
   a.sigmaDecreasing1 = exact->sigmaDecreasing;
   a.exactFixed = etaForSigma(p, a.sigmaFixed);
   a.exactDecreasingEta1 = etaForSigma(p, a.sigmaDecreasing1);
-  const double T = static_cast<double>(p.K);
-  const double N = static_cast<double>(p.n);
-  const double logInvDelta = -std::log(p.delta);
-  const double q = p.q();
-  a.c = a.sigmaFixed * target / (q * std::sqrt(T * logInvDelta));
-  a.c2 = a.sigmaDecreasing1 * target / (q * std::sqrt(std::pow(T, 2.0 / 3.0) * logInvDelta));
-  a.liFixed = target * target * N / (a.c * a.c * p.L * p.L * T * logInvDelta);
-  a.liDecreasingT1 = target * target * N / (a.c2 * a.c2 * p.L * p.L * std::pow(T, 2.0 / 3.0) * logInvDelta);
+  a.c = liConstantFixed(p, target, a.sigmaFixed);
+  a.c2 = liConstantDecreasing(p, target, a.sigmaDecreasing1);
+  a.liFixed = liFixedStepSize(p, target, a.c);
+  a.liDecreasingT1 = liDecreasingStepSize(p, target, a.c2);
   a.wang = wangStepSize(p, target);
   Result<EpsilonResult> current = epsilonOfRun(p, sgmcmcNoiseMultiplier(p, p.eta), false, options);
   if (!current) return current.status().withContext("ε at the current η");
@@ -139,35 +139,424 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& p, double target, const E
   return a;
 }
 
-Result<StepSizeCurves> stepSizeCurves(const Params& p, std::span<const double> epsilons, double referenceEpsilon,
-                                      const EpsilonOptions& options) {
+Result<SgmcmcExactSteps> sgmcmcExactSteps(const Params& p, double target, const EpsilonOptions& options) {
   DPX_RETURN_IF_ERROR(p.validate());
-  Result<ExactBounds> reference = exactBounds(p, referenceEpsilon, options);
-  if (!reference) return reference.status();
-  const double T = static_cast<double>(p.K);
-  const double N = static_cast<double>(p.n);
-  const double logInvDelta = -std::log(p.delta);
-  const double q = p.q();
-  const double c = reference->sigmaFixed * referenceEpsilon / (q * std::sqrt(T * logInvDelta));
-  const double c2 = reference->sigmaDecreasing * referenceEpsilon / (q * std::sqrt(std::pow(T, 2.0 / 3.0) * logInvDelta));
-  StepSizeCurves curves;
-  for (double eps : epsilons) {
-    Result<ExactBounds> exact = exactBounds(p, eps, options);
-    if (!exact) continue;  // a target out of reach (or not limiting) has no step size; the curve skips it
-    const std::array<double, 5> point{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing),
-                                      eps * eps * N / (c * c * p.L * p.L * T * logInvDelta),
-                                      eps * eps * N / (c2 * c2 * p.L * p.L * std::pow(T, 2.0 / 3.0) * logInvDelta),
-                                      wangStepSize(p, eps)};
-    if (!std::all_of(point.begin(), point.end(), isReportable)) continue;
-    curves.epsilon.push_back(eps);
-    curves.exactFixed.push_back(point[0]);
-    curves.exactDecreasing.push_back(point[1]);
-    curves.liFixed.push_back(point[2]);
-    curves.liDecreasing.push_back(point[3]);
-    curves.wang.push_back(point[4]);
+  if (!std::isfinite(target) || target <= 0.0) {
+    return Status::invalidArgument("target-epsilon = " + formatNumber(target) +
+                                   " is out of range: the target ε must be > 0");
   }
-  if (curves.epsilon.empty()) return Status::invalidArgument("no target ε in the range is reachable");
-  return curves;
+  Result<ExactBounds> exact = exactBounds(p, target, options);
+  if (!exact) return exact.status();
+  return SgmcmcExactSteps{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing),
+                          exact->sigmaFixed, exact->sigmaDecreasing};
+}
+
+double liFixedStepSize(const Params& p, double eps, double c) {
+  const double T = static_cast<double>(p.K);
+  return eps * eps * static_cast<double>(p.n) / (c * c * p.L * p.L * T * -std::log(p.delta));
+}
+
+double liDecreasingStepSize(const Params& p, double eps, double c2) {
+  const double T23 = std::pow(static_cast<double>(p.K), 2.0 / 3.0);
+  return eps * eps * static_cast<double>(p.n) / (c2 * c2 * p.L * p.L * T23 * -std::log(p.delta));
+}
+
+double liConstantFixed(const Params& p, double eps, double sigmaFixed) {
+  return sigmaFixed * eps / (p.q() * std::sqrt(static_cast<double>(p.K) * -std::log(p.delta)));
+}
+
+double liConstantDecreasing(const Params& p, double eps, double sigmaDecreasing1) {
+  const double T23 = std::pow(static_cast<double>(p.K), 2.0 / 3.0);
+  return sigmaDecreasing1 * eps / (p.q() * std::sqrt(T23 * -std::log(p.delta)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step sizes for a target ε of any accountant whose ε depends on η.
+
+std::string_view etaTrendName(EtaTrend trend) {
+  switch (trend) {
+    case EtaTrend::kConstant: return "constant";
+    case EtaTrend::kRising: return "rising";
+    case EtaTrend::kFalling: return "falling";
+    case EtaTrend::kMixed: return "mixed";
+  }
+  return "mixed";
+}
+
+namespace {
+
+constexpr int kEtaPointsPerDecade = 16;
+// ε values closer than this (relative) count as equal when deciding how ε moves with η: the
+// analyses are closed forms, reproducible to a few ulps.
+constexpr double kFlatTolerance = 1e-12;
+constexpr const char* kStepSizeTag = "step size";
+
+bool stepSizeAssumptionsHold(const Accountant& accountant, const Params& p) {
+  for (const Violation& v : accountant.check(p)) {
+    if (v.assumption == kStepSizeTag) return false;
+  }
+  return true;
+}
+
+// The requirement a step-size violation states ("…: the Langevin analysis needs η < 1/β").
+std::string stepSizeRequirement(const Accountant& accountant, const Params& p) {
+  for (const Violation& v : accountant.check(p)) {
+    if (v.assumption != kStepSizeTag) continue;
+    const std::size_t colon = v.reason.rfind(": ");
+    return colon == std::string::npos ? v.reason : v.reason.substr(colon + 2);
+  }
+  return "the analysis' step-size condition";
+}
+
+std::string etaText(double eta) { return formatNumber(eta, 4); }
+
+}  // namespace
+
+std::string limitText(const EtaLimit& limit) {
+  return "The analysis stops applying " + std::string(limit.upper ? "above" : "below") + " η ≈ " +
+         etaText(limit.eta) + " (" + limit.requirement + ").";
+}
+
+namespace {
+
+// Why ε moves with η for the analyses whose reason is known; a plain description otherwise.
+std::string trendExplanation(const Accountant& accountant, const Params& p, const EpsilonOptions& options,
+                             EtaTrend trend) {
+  const bool headline = options.variant.empty();
+  if (accountant.id() == "sgld" && headline) {
+    if (p.schedule == Schedule::kDecreasing && trend == EtaTrend::kConstant) {
+      return "The decreasing schedule ηₖ = 1/(2β + λk/2) is set by β and λ alone (Ryffel, Bach & Pointcheval 2022, "
+             "Cor. 3.3): the η knob is not used, so ε does not depend on it";
+    }
+    if (p.schedule == Schedule::kConstant && trend == EtaTrend::kFalling) {
+      return "With σ fixed, the Langevin noise σ_L = σL√η/(m√2) grows with η, so ε falls as η grows (Ryffel, Bach & "
+             "Pointcheval 2022, Thm 3.1)";
+    }
+  }
+  if (accountant.id() == "cyclic" && headline) {
+    if (p.w == 0.0 && trend == EtaTrend::kConstant) {
+      return "With w = 0, ℓ_η = 1 and the bound (Kong & Ribero 2024, Thm 4.5) does not involve η";
+    }
+    if (p.w > 0.0 && trend == EtaTrend::kRising) {
+      return "With w > 0, ℓ_η = √(1 + 2ηw + ηw²/(M+w)) grows with η and shrinks Λ_k(ℓ_η), so ε rises with η (Kong & "
+             "Ribero 2024, Thm 4.5)";
+    }
+  }
+  switch (trend) {
+    case EtaTrend::kConstant: return "For these knobs ε does not change with η";
+    case EtaTrend::kRising: return "Here ε rises as η grows";
+    case EtaTrend::kFalling: return "Here ε falls as η grows";
+    case EtaTrend::kMixed: return "Here ε is not monotone in η: the feasible η may form several intervals";
+  }
+  return {};
+}
+
+struct EtaSample {
+  double eta;
+  std::optional<double> epsilon;  // unset: the accountant gave no ε there (counts as infeasible)
+};
+
+struct EtaSegment {
+  std::vector<EtaSample> samples;  // ascending η, ends included
+  EtaBoundKind lowerKind;
+  EtaBoundKind upperKind;
+};
+
+class EtaScanner {
+ public:
+  EtaScanner(const Accountant& accountant, const Params& params, const EpsilonOptions& options)
+      : m_accountant(accountant), m_params(params), m_options(options) {}
+
+  Status scan(const StepSizeControl& control, double progressShare);
+  Result<StepSizeRange> forTarget(double target) const;
+  StepSizeScan summary() const;
+
+ private:
+  Params at(double eta) const {
+    Params p = m_params;
+    p.eta = eta;
+    return p;
+  }
+  std::optional<double> epsilonAt(double eta) const {
+    Result<EpsilonResult> e = m_accountant.epsilon(at(eta), m_options);
+    if (!e || !isReportable(e->epsilon)) return std::nullopt;
+    return e->epsilon;
+  }
+  bool holds(double eta) const { return stepSizeAssumptionsHold(m_accountant, at(eta)); }
+  // The last η (a double) on `valid`'s side of the boundary between valid and invalid.
+  double refineLimit(double valid, double invalid) const;
+  // The feasible end of the crossing of the target between samples u and v (one feasible).
+  double refineCrossing(const EtaSample& u, const EtaSample& v, double target) const;
+  std::string feasibleText(const std::vector<EtaInterval>& intervals) const;
+
+  const Accountant& m_accountant;
+  Params m_params;
+  EpsilonOptions m_options;
+  std::vector<EtaSegment> m_segments;
+  std::vector<EtaLimit> m_limits;
+  EtaTrend m_trend = EtaTrend::kConstant;
+  std::string m_trendNote;
+  double m_epsilonMin = 0.0, m_epsilonMax = 0.0;
+  std::vector<Violation> m_other;
+};
+
+double EtaScanner::refineLimit(double valid, double invalid) const {
+  // Geometric halving while the ends are far apart, then arithmetic down to adjacent doubles.
+  for (int i = 0; i < 400; ++i) {
+    double mid = std::sqrt(valid) * std::sqrt(invalid);
+    if (!(mid > std::min(valid, invalid) && mid < std::max(valid, invalid))) mid = valid + (invalid - valid) / 2.0;
+    if (mid == valid || mid == invalid) break;
+    (holds(mid) ? valid : invalid) = mid;
+  }
+  return valid;
+}
+
+double EtaScanner::refineCrossing(const EtaSample& u, const EtaSample& v, double target) const {
+  const bool leftFeasible = u.epsilon && *u.epsilon <= target;
+  const double fallback = leftFeasible ? u.eta : v.eta;
+  // g(log η) = ε(η) − target; a failed evaluation counts as infeasible.
+  auto g = [&](double z) {
+    const std::optional<double> e = epsilonAt(std::clamp(std::exp(z), u.eta, v.eta));
+    return e ? *e - target : std::numeric_limits<double>::max();
+  };
+  numerics::RootOptions rootOptions;
+  rootOptions.relativeTolerance = 0.0;
+  rootOptions.absoluteTolerance = 1e-14;  // in log η: η to about 1e−14 relative
+  Result<numerics::Bracket> bracket = numerics::findRootBracket(g, std::log(u.eta), std::log(v.eta), rootOptions);
+  if (!bracket) return fallback;
+  // The end on the feasible side, confirmed (exp and clamp are the ones g used).
+  const double eta = std::clamp(std::exp(leftFeasible ? bracket->lower : bracket->upper), u.eta, v.eta);
+  const std::optional<double> e = epsilonAt(eta);
+  return e && *e <= target ? eta : fallback;
+}
+
+Status EtaScanner::scan(const StepSizeControl& control, double progressShare) {
+  const KnobInfo& info = knobInfo(Knob::kEta);
+  const double lo = info.min;
+  const double hi = info.max;
+  const int points = static_cast<int>(std::ceil(std::log10(hi / lo) * kEtaPointsPerDecade)) + 1;
+  std::vector<double> grid(static_cast<std::size_t>(points));
+  for (int i = 0; i < points; ++i) grid[i] = i == points - 1 ? hi : lo * std::pow(hi / lo, double(i) / (points - 1));
+  grid.front() = lo;
+
+  std::vector<bool> valid(grid.size());
+  for (std::size_t i = 0; i < grid.size(); ++i) valid[i] = holds(grid[i]);
+  // Segments of η where the analysis applies, their ends refined to the last valid double.
+  EtaSegment current;
+  bool open = false;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    if (control.cancelled()) return Status::cancelled();
+    if (control.progress) control.progress(progressShare * static_cast<double>(i) / static_cast<double>(grid.size()));
+    if (!valid[i]) continue;
+    if (!open) {
+      current = EtaSegment{{}, EtaBoundKind::kKnobRange, EtaBoundKind::kKnobRange};
+      if (i > 0) {
+        const double start = refineLimit(grid[i], grid[i - 1]);
+        m_limits.push_back({start, false, stepSizeRequirement(m_accountant, at(grid[i - 1]))});
+        current.lowerKind = EtaBoundKind::kAssumption;
+        if (start < grid[i]) current.samples.push_back({start, epsilonAt(start)});
+      }
+      open = true;
+    }
+    current.samples.push_back({grid[i], epsilonAt(grid[i])});
+    if (i + 1 == grid.size() || !valid[i + 1]) {
+      if (i + 1 < grid.size()) {
+        const double end = refineLimit(grid[i], grid[i + 1]);
+        m_limits.push_back({end, true, stepSizeRequirement(m_accountant, at(grid[i + 1]))});
+        current.upperKind = EtaBoundKind::kAssumption;
+        if (end > grid[i]) current.samples.push_back({end, epsilonAt(end)});
+      }
+      m_segments.push_back(std::move(current));
+      open = false;
+    }
+  }
+  if (m_segments.empty()) {
+    return Status::notApplicable(std::string(m_accountant.id()) + " applies at no η in [" + etaText(lo) + ", " +
+                                 etaText(hi) + "] for these knobs: " + stepSizeRequirement(m_accountant, at(lo)));
+  }
+  // How ε moves with η, over every η where the analysis applies.
+  bool any = false, up = false, down = false;
+  for (const EtaSegment& segment : m_segments) {
+    const EtaSample* previous = nullptr;
+    for (const EtaSample& s : segment.samples) {
+      if (!s.epsilon) continue;
+      m_epsilonMin = any ? std::min(m_epsilonMin, *s.epsilon) : *s.epsilon;
+      m_epsilonMax = any ? std::max(m_epsilonMax, *s.epsilon) : *s.epsilon;
+      any = true;
+      if (previous && previous->epsilon) {
+        const double tolerance = kFlatTolerance * std::max(std::fabs(*s.epsilon), std::fabs(*previous->epsilon));
+        if (*s.epsilon > *previous->epsilon + tolerance) up = true;
+        if (*s.epsilon < *previous->epsilon - tolerance) down = true;
+      }
+      previous = &s;
+    }
+  }
+  if (!any) {
+    return Status::notApplicable(std::string(m_accountant.id()) + " gives no finite ε at any η in [" + etaText(lo) +
+                                 ", " + etaText(hi) + "] for these knobs");
+  }
+  if (m_epsilonMax - m_epsilonMin <= kFlatTolerance * m_epsilonMax) {
+    m_trend = EtaTrend::kConstant;
+  } else if (up && down) {
+    m_trend = EtaTrend::kMixed;
+  } else {
+    m_trend = up ? EtaTrend::kRising : EtaTrend::kFalling;
+  }
+  m_trendNote = trendExplanation(m_accountant, m_params, m_options, m_trend);
+  for (const Violation& v : m_accountant.check(at(m_segments.front().samples.front().eta))) {
+    if (v.assumption != kStepSizeTag) m_other.push_back(v);
+  }
+  if (control.progress) control.progress(progressShare);
+  return Status::ok();
+}
+
+std::string EtaScanner::feasibleText(const std::vector<EtaInterval>& intervals) const {
+  std::string text;
+  for (const EtaInterval& i : intervals) {
+    text += (text.empty() ? "" : " ∪ ") + std::string("[") + etaText(i.lower.eta) + ", " + etaText(i.upper.eta) + "]";
+  }
+  return text;
+}
+
+Result<StepSizeRange> EtaScanner::forTarget(double target) const {
+  if (!std::isfinite(target) || target <= 0.0) {
+    return Status::invalidArgument("target-epsilon = " + formatNumber(target) +
+                                   " is out of range: the target ε must be > 0");
+  }
+  StepSizeRange r;
+  r.accountant = std::string(m_accountant.id());
+  r.targetEpsilon = target;
+  r.sigma = m_params.sigma;
+  r.trend = m_trend;
+  r.limits = m_limits;
+  r.epsilonMin = m_epsilonMin;
+  r.epsilonMax = m_epsilonMax;
+  r.otherViolations = m_other;
+  auto feasible = [&](const EtaSample& s) { return s.epsilon && *s.epsilon <= target; };
+  for (const EtaSegment& segment : m_segments) {
+    const std::vector<EtaSample>& s = segment.samples;
+    std::optional<EtaBound> lower;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!feasible(s[i])) continue;
+      if (!lower) {
+        lower = i == 0 ? EtaBound{s[0].eta, segment.lowerKind}
+                       : EtaBound{refineCrossing(s[i - 1], s[i], target), EtaBoundKind::kTarget};
+      }
+      if (i + 1 == s.size()) {
+        r.feasible.push_back({*lower, EtaBound{s[i].eta, segment.upperKind}});
+        lower.reset();
+      } else if (!feasible(s[i + 1])) {
+        r.feasible.push_back({*lower, EtaBound{refineCrossing(s[i], s[i + 1], target), EtaBoundKind::kTarget}});
+        lower.reset();
+      }
+    }
+  }
+  const std::string id = r.accountant;
+  const double etaLow = m_segments.front().samples.front().eta;
+  const double etaHigh = m_segments.back().samples.back().eta;
+  std::string limitsText;
+  for (const EtaLimit& l : m_limits) {
+    limitsText += ' ';
+    limitsText += limitText(l);
+  }
+  if (r.feasible.empty()) {
+    std::string message = id + " cannot reach ε = " + formatNumber(target, 6) + " at σ = " + formatNumber(r.sigma, 6) +
+                          ": ";
+    if (m_trend == EtaTrend::kConstant) {
+      message += "ε = " + formatNumber(m_epsilonMin, 6) + " at every η. " + m_trendNote + ".";
+    } else {
+      message += "for η from " + etaText(etaLow) + " to " + etaText(etaHigh) + " its ε lies in [" +
+                 formatNumber(m_epsilonMin, 6) + ", " + formatNumber(m_epsilonMax, 6) + "]. " + m_trendNote + ".";
+    }
+    return Status::notApplicable(message + limitsText);
+  }
+  // The side that binds: the largest η when ε rises with η, the smallest when it falls.
+  if (m_trend == EtaTrend::kRising && r.feasible.back().upper.kind == EtaBoundKind::kTarget) {
+    r.bindingEta = r.feasible.back().upper.eta;
+  }
+  if (m_trend == EtaTrend::kFalling && r.feasible.front().lower.kind == EtaBoundKind::kTarget) {
+    r.bindingEta = r.feasible.front().lower.eta;
+  }
+  std::string note = m_trendNote + ". ";
+  auto endText = [&](const EtaBound& b) {
+    switch (b.kind) {
+      case EtaBoundKind::kKnobRange: return std::string("the end of the η range");
+      case EtaBoundKind::kAssumption: return std::string("the analysis' step-size limit");
+      case EtaBoundKind::kTarget: return std::string("the target");
+    }
+    return std::string();
+  };
+  if (m_trend == EtaTrend::kConstant) {
+    note += "ε = " + formatNumber(m_epsilonMin, 6) + " ≤ " + formatNumber(target, 6) +
+            " at every η where the analysis applies: privacy does not limit η.";
+  } else if (r.bindingEta) {
+    note += "ε ≤ " + formatNumber(target, 6) + " needs η " + (m_trend == EtaTrend::kRising ? "≤ " : "≥ ") +
+            etaText(*r.bindingEta) + ".";
+  } else if (m_trend == EtaTrend::kRising || m_trend == EtaTrend::kFalling) {
+    const EtaBound& b = m_trend == EtaTrend::kRising ? r.feasible.back().upper : r.feasible.front().lower;
+    note += "ε ≤ " + formatNumber(target, 6) + " holds " + (m_trend == EtaTrend::kRising ? "up to" : "down to") +
+            " η = " + etaText(b.eta) + ", " + endText(b) + ": privacy does not limit η there.";
+  } else {
+    note += "ε ≤ " + formatNumber(target, 6) + " for η in " + feasibleText(r.feasible) + ".";
+  }
+  note += limitsText;
+  if (!m_other.empty()) {
+    note += " Not met at any η:";
+    for (const Violation& v : m_other) note += " " + v.reason + ";";
+    note.back() = '.';
+  }
+  r.note = std::move(note);
+  return r;
+}
+
+StepSizeScan EtaScanner::summary() const {
+  StepSizeScan s;
+  s.accountant = std::string(m_accountant.id());
+  s.sigma = m_params.sigma;
+  s.trend = m_trend;
+  s.trendNote = m_trendNote;
+  s.limits = m_limits;
+  s.etaLow = m_segments.front().samples.front().eta;
+  s.etaHigh = m_segments.back().samples.back().eta;
+  s.epsilonMin = m_epsilonMin;
+  s.epsilonMax = m_epsilonMax;
+  s.otherViolations = m_other;
+  return s;
+}
+
+}  // namespace
+
+Result<StepSizeScan> stepSizesForTargets(const Accountant& accountant, const Params& params,
+                                         std::span<const double> targets, const EpsilonOptions& options,
+                                         const StepSizeControl& control) {
+  DPX_RETURN_IF_ERROR(params.validate());
+  for (double t : targets) {
+    if (!std::isfinite(t) || t <= 0.0) {
+      return Status::invalidArgument("target-epsilon = " + formatNumber(t) +
+                                     " is out of range: the target ε must be > 0");
+    }
+  }
+  EtaScanner scanner(accountant, params, options);
+  constexpr double kScanShare = 0.5;
+  DPX_RETURN_IF_ERROR(scanner.scan(control, kScanShare));
+  StepSizeScan scan = scanner.summary();
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (control.cancelled()) return Status::cancelled();
+    scan.targets.push_back(scanner.forTarget(targets[i]));
+    if (control.progress) {
+      const double fraction = static_cast<double>(i + 1) / static_cast<double>(targets.size());
+      control.progress(kScanShare + (1.0 - kScanShare) * fraction);
+    }
+  }
+  return scan;
+}
+
+Result<StepSizeRange> stepSizesForTarget(const Accountant& accountant, const Params& params, double targetEpsilon,
+                                         const EpsilonOptions& options) {
+  Result<StepSizeScan> scan = stepSizesForTargets(accountant, params, std::span<const double>(&targetEpsilon, 1),
+                                                  options);
+  if (!scan) return scan.status();
+  return std::move(scan->targets.front());
 }
 
 }  // namespace dpx::core::accounting

@@ -201,3 +201,17 @@ Result<std::int64_t> stepsForEpochs(double epochs, std::int64_t n, std::int64_t 
 }
 
 }  // namespace dpx::core
+
+namespace dpx::core {
+
+double nominalEpochs(const Params& params) {
+  const double epochs = params.epochs();
+  const double whole = std::round(epochs);
+  if (whole >= 1.0) {
+    const Result<std::int64_t> steps = stepsForEpochs(whole, params.n, params.m);
+    if (steps && *steps == params.K) return whole;
+  }
+  return epochs;
+}
+
+}  // namespace dpx::core

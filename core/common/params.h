@@ -46,6 +46,8 @@ struct Params {
   std::optional<Neighbouring> neighbouring;
   bool averaged = false;  // outpert: release the average of the last epoch (seed 002, Prop. 3)
 
+  bool operator==(const Params&) const = default;  // every knob, exactly
+
   double q() const { return static_cast<double>(m) / static_cast<double>(n); }
   double epochs() const { return static_cast<double>(K) * static_cast<double>(m) / static_cast<double>(n); }
 
@@ -54,8 +56,11 @@ struct Params {
   Status validate() const;
 };
 
-// K = ⌈epochs·n/m⌉ (SPEC §5), robust to the rounding of epochs·n/m (15·60000/256 → 3516).
+// K = ⌈epochs·n/m⌉, robust to the rounding of epochs·n/m (15·60000/256 → 3516).
 Result<std::int64_t> stepsForEpochs(double epochs, std::int64_t n, std::int64_t m);
+// The epochs a run of these knobs trains: K·m/n, or the whole number E it came from when
+// K = ⌈E·n/m⌉ (so "30 epochs" stays 30 passes, not 30.003).
+double nominalEpochs(const Params& params);
 
 enum class Knob { kN, kM, kSigma, kEta, kK, kAlpha, kDelta, kL, kLambda, kBeta, kW, kCurvatureM, kD };
 

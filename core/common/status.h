@@ -107,3 +107,14 @@ class [[nodiscard]] Result {
       return ::dpx::core::Status(dpx_status_.status());    \
     }                                                      \
   } while (false)
+
+// `lhs = value of expr`, or return its failed status from the current function:
+//   DPX_ASSIGN_OR_RETURN(const double sigma, calibrate(...));
+//   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser));
+#define DPX_ASSIGN_OR_RETURN(lhs, expr) DPX_ASSIGN_OR_RETURN_IMPL_(DPX_STATUS_CONCAT_(dpx_result_, __LINE__), lhs, expr)
+#define DPX_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr)       \
+  auto result = (expr);                                     \
+  if (!result.isOk()) return ::dpx::core::Status(result.status()); \
+  lhs = std::move(result).value()
+#define DPX_STATUS_CONCAT_(a, b) DPX_STATUS_CONCAT_INNER_(a, b)
+#define DPX_STATUS_CONCAT_INNER_(a, b) a##b

@@ -5,61 +5,54 @@
 namespace dpx::core::training {
 namespace {
 
+constexpr std::array<std::string_view, 3> kDpSgdAccountants{"rdp", "gdp", "pld"};
+constexpr std::array<std::string_view, 1> kSgldAccountants{"sgld"};
+constexpr std::array<std::string_view, 1> kCyclicAccountants{"cyclic"};
+constexpr std::array<std::string_view, 1> kOutpertAccountants{"outpert"};
+constexpr std::array<std::string_view, 1> kSgmcmcAccountants{"sgmcmc"};
+
+// Display order = the order of the enum.
+constexpr std::array<MechanismInfo, 6> kInfos{{
+    {Mechanism::kDpSgld, "dp-sgld", "DP-SGLD (Langevin, last iterate)", Sampling::kUniform, false, false,
+     kSgldAccountants, "Ryffel, Bach & Pointcheval 2022, Alg. 1"},
+    {Mechanism::kDpSgd, "dp-sgd", "DP-SGD (Poisson, clipped)", Sampling::kPoisson, true, false, kDpSgdAccountants,
+     "Abadi et al. 2016; Bu, Dong, Long & Su 2020, NoisySGD"},
+    {Mechanism::kCyclic, "cyclic", "Cyclic DP-SGD (last iterate)", Sampling::kCyclic, false, true,
+     kCyclicAccountants, "Kong & Ribero 2024"},
+    {Mechanism::kOutpert, "outpert", "Output perturbation", Sampling::kShuffle, false, true, kOutpertAccountants,
+     "Chen, Lee & Kifer 2019, Prop. 2 and 3"},
+    {Mechanism::kSgldPosterior, "sgld-posterior", "SGLD posterior sampling", Sampling::kPoisson, true, false,
+     kSgmcmcAccountants, "Li, Chen, Liu & Carin 2019, Alg. 1"},
+    {Mechanism::kSgd, "sgd", "SGD (not private)", Sampling::kShuffle, false, true, {}, "non-private baseline"},
+}};
+
 constexpr std::array<Mechanism, 6> kAll{Mechanism::kDpSgld, Mechanism::kDpSgd, Mechanism::kCyclic,
                                         Mechanism::kOutpert, Mechanism::kSgldPosterior, Mechanism::kSgd};
-constexpr std::array<std::string_view, 3> kDpSgdAccountants{"rdp", "gdp", "pld"};
-constexpr std::array<std::string_view, 1> kSgld{"sgld"};
-constexpr std::array<std::string_view, 1> kCyclicAccountant{"cyclic"};
-constexpr std::array<std::string_view, 1> kOutpertAccountant{"outpert"};
-constexpr std::array<std::string_view, 1> kSgmcmc{"sgmcmc"};
 
 }  // namespace
 
+std::span<const MechanismInfo> mechanismInfos() { return kInfos; }
+
+const MechanismInfo& mechanismInfo(Mechanism m) {
+  for (const MechanismInfo& info : kInfos) {
+    if (info.mechanism == m) return info;
+  }
+  return kInfos.back();
+}
+
 std::span<const Mechanism> allMechanisms() { return kAll; }
-
-std::string_view mechanismId(Mechanism m) {
-  switch (m) {
-    case Mechanism::kDpSgld: return "dp-sgld";
-    case Mechanism::kDpSgd: return "dp-sgd";
-    case Mechanism::kCyclic: return "cyclic";
-    case Mechanism::kOutpert: return "outpert";
-    case Mechanism::kSgldPosterior: return "sgld-posterior";
-    case Mechanism::kSgd: return "sgd";
-  }
-  return "sgd";
-}
-
-std::string_view mechanismName(Mechanism m) {
-  switch (m) {
-    case Mechanism::kDpSgld: return "DP-SGLD (Langevin, last iterate)";
-    case Mechanism::kDpSgd: return "DP-SGD (Poisson, clipped)";
-    case Mechanism::kCyclic: return "Cyclic DP-SGD (last iterate)";
-    case Mechanism::kOutpert: return "Output perturbation";
-    case Mechanism::kSgldPosterior: return "SGLD posterior sampling";
-    case Mechanism::kSgd: return "SGD (not private)";
-  }
-  return "";
-}
+std::string_view mechanismId(Mechanism m) { return mechanismInfo(m).id; }
+std::string_view mechanismName(Mechanism m) { return mechanismInfo(m).name; }
 
 std::optional<Mechanism> parseMechanism(std::string_view id) {
-  for (Mechanism m : kAll) {
-    if (mechanismId(m) == id) return m;
+  for (const MechanismInfo& info : kInfos) {
+    if (info.id == id) return info.mechanism;
   }
   return std::nullopt;
 }
 
-std::span<const std::string_view> accountantsFor(Mechanism m) {
-  switch (m) {
-    case Mechanism::kDpSgd: return kDpSgdAccountants;
-    case Mechanism::kDpSgld: return kSgld;
-    case Mechanism::kCyclic: return kCyclicAccountant;
-    case Mechanism::kOutpert: return kOutpertAccountant;
-    case Mechanism::kSgldPosterior: return kSgmcmc;
-    case Mechanism::kSgd: return {};
-  }
-  return {};
-}
-
-bool clipsWithUserNorm(Mechanism m) { return m == Mechanism::kDpSgd || m == Mechanism::kSgldPosterior; }
+std::span<const std::string_view> accountantsFor(Mechanism m) { return mechanismInfo(m).accountants; }
+bool clipsWithUserNorm(Mechanism m) { return mechanismInfo(m).clipsWithUserNorm; }
+bool isPrivate(Mechanism m) { return !mechanismInfo(m).accountants.empty(); }
 
 }  // namespace dpx::core::training

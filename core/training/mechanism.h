@@ -1,29 +1,50 @@
-// The training mechanisms DP Explorer compares (SPEC §4) and the accountant that proves each
-// one's privacy. Each samples its batches exactly as its accountant assumes (samplers.h).
+// The training mechanisms DP Explorer compares and what each one is, as data: how it samples
+// its batches (exactly as its accountant assumes, samplers.h), whether clipping to the user's L
+// is the mechanism or L comes from the data's gradient bound, whether it walks the data in whole
+// passes, and which accountants prove its privacy. Adding a mechanism is one row of this table
+// plus its update rule in the trainer.
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "common/params.h"
+
 namespace dpx::core::training {
 
 enum class Mechanism {
-  kDpSgld,         // seed 000 Alg. 1: uniform batches, Langevin noise, projection — accountant sgld
-  kDpSgd,          // Abadi et al. / seed 003 NoisySGD: Poisson batches, clipping — rdp (gdp, pld)
-  kCyclic,         // seed 001: fixed-order batches, last iterate — cyclic
-  kOutpert,        // seed 002: noiseless permutation SGD + output noise — outpert
-  kSgldPosterior,  // seed 004 Alg. 1: SGLD posterior sampling — sgmcmc
+  kDpSgld,         // Ryffel, Bach & Pointcheval 2022, Alg. 1 — accountant sgld
+  kDpSgd,          // Abadi et al. 2016 / Bu et al. 2020 NoisySGD — rdp (gdp, pld)
+  kCyclic,         // Kong & Ribero 2024: fixed-order batches, last iterate — cyclic
+  kOutpert,        // Chen, Lee & Kifer 2019: noiseless permutation SGD + output noise — outpert
+  kSgldPosterior,  // Li, Chen, Liu & Carin 2019, Alg. 1: SGLD posterior sampling — sgmcmc
   kSgd,            // non-private baseline
 };
 
+struct MechanismInfo {
+  Mechanism mechanism;
+  std::string_view id;    // "dp-sgld", "dp-sgd", …
+  std::string_view name;  // "DP-SGLD (Langevin, last iterate)"
+  Sampling sampling;      // how its batches are drawn
+  // Clipping to the user's L is the mechanism (DP-SGD); otherwise the convex analyses need L to
+  // be the data's own gradient bound, so clipping never activates.
+  bool clipsWithUserNorm;
+  // Walks the data in whole passes of ⌈n/m⌉ batches (so a run is a whole number of epochs).
+  bool passesOverData;
+  // Accountants that may prove its privacy; the first is the default. Empty: not private.
+  std::span<const std::string_view> accountants;
+  std::string_view citation;  // where the algorithm comes from
+};
+
+std::span<const MechanismInfo> mechanismInfos();
+const MechanismInfo& mechanismInfo(Mechanism m);
 std::span<const Mechanism> allMechanisms();
-std::string_view mechanismId(Mechanism m);    // "dp-sgld", "dp-sgd", "cyclic", "outpert", "sgld-posterior", "sgd"
-std::string_view mechanismName(Mechanism m);  // "DP-SGLD (Langevin)", …
+std::string_view mechanismId(Mechanism m);
+std::string_view mechanismName(Mechanism m);
 std::optional<Mechanism> parseMechanism(std::string_view id);
-// Accountants that may prove the mechanism's privacy; the first is the default. Empty for sgd.
 std::span<const std::string_view> accountantsFor(Mechanism m);
-// Clipping is the mechanism (the user's L), as opposed to a Lipschitz bound set from the data.
 bool clipsWithUserNorm(Mechanism m);
+bool isPrivate(Mechanism m);
 
 }  // namespace dpx::core::training

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -26,22 +26,16 @@ using Clock = std::chrono::steady_clock;
 using accounting::Accountant;
 
 constexpr std::size_t kNoiseParts = 8;  // fixed, so noise does not depend on the thread count
+constexpr std::int64_t kMaxSteps = 10'000'000;
 
-Sampling samplingOf(Mechanism m) {
-  switch (m) {
-    case Mechanism::kDpSgd:
-    case Mechanism::kSgldPosterior: return Sampling::kPoisson;
-    case Mechanism::kDpSgld: return Sampling::kUniform;
-    case Mechanism::kCyclic: return Sampling::kCyclic;
-    case Mechanism::kOutpert:
-    case Mechanism::kSgd: return Sampling::kShuffle;
-  }
-  return Sampling::kPoisson;
-}
+// Cyclic and shuffled samplers cut a permutation into ⌈n/m⌉ consecutive batches: a run is a
+// whole number of passes.
+bool walksPasses(Sampling s) { return s == Sampling::kCyclic || s == Sampling::kShuffle; }
 
-bool passesOverData(Mechanism m) {
-  return m == Mechanism::kCyclic || m == Mechanism::kOutpert || m == Mechanism::kSgd;
-}
+// A fresh permutation every pass (shuffled batches), except for output perturbation: Chen, Lee &
+// Kifer's sensitivity bound contracts over exactly one pass between two visits of a record, which
+// holds only if every pass uses the same order.
+bool reshufflesEachPass(Mechanism m, Sampling s) { return s == Sampling::kShuffle && m != Mechanism::kOutpert; }
 
 // Adds N(0, stddev²) to every parameter, from streams keyed by (step, part).
 void addNoise(Eigen::VectorXf& theta, double stddev, std::uint64_t seed, Stream stream, std::uint64_t index) {
@@ -64,10 +58,9 @@ void projectOntoBall(Eigen::VectorXf& theta, double radius) {
 
 std::string describe(double value) { return formatNumber(value, 4); }
 
-}  // namespace
+// ---- Trainer::create, phase by phase ----------------------------------------------------------
 
-Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
-                                                 std::shared_ptr<const TrainTestSplit> data) {
+Status validateConfig(const TrainerConfig& config, const TrainTestSplit* data) {
   if (!data) return Status::invalidArgument("no dataset");
   const Dataset& train = data->train;
   if (train.size() < 10) {
@@ -82,109 +75,200 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
     return Status::invalidArgument("epochs = " + formatNumber(config.epochs) + " is out of range: must be in (0, 1e5]");
   }
   if (config.threads < 0 || config.threads > 1024) {
-    return Status::invalidArgument("threads = " + std::to_string(config.threads) + " is out of range: must be in [0, 1024]");
+    return Status::invalidArgument("threads = " + std::to_string(config.threads) +
+                                   " is out of range: must be in [0, 1024]");
   }
-  const Mechanism mechanism = config.mechanism;
-  ResolvedRun run;
-  run.mechanism = mechanism;
-  const auto accountants = accountantsFor(mechanism);
-  if (!accountants.empty()) {
-    run.accountant = config.accountant.empty() ? std::string(accountants.front()) : config.accountant;
-    if (std::find(accountants.begin(), accountants.end(), run.accountant) == accountants.end()) {
-      std::string allowed;
-      for (std::string_view a : accountants) allowed += (allowed.empty() ? "" : ", ") + std::string(a);
-      return Status::invalidArgument("accountant '" + run.accountant + "' does not analyse " +
-                                     std::string(mechanismId(mechanism)) + ": use " + allowed);
-    }
+  if (!(config.posteriorBurnIn >= 0.0 && config.posteriorBurnIn < 1.0)) {
+    return Status::invalidArgument("posterior burn-in = " + formatNumber(config.posteriorBurnIn) +
+                                   " is out of range: the share of discarded steps must be in [0, 1)");
   }
-
-  Params p = config.knobs;
-  p.n = train.size();
-  if (p.m > p.n) {
-    return Status::invalidArgument("m = " + std::to_string(p.m) + " exceeds the " + std::to_string(p.n) +
+  if (config.knobs.m > train.size()) {
+    return Status::invalidArgument("m = " + std::to_string(config.knobs.m) + " exceeds the " +
+                                   std::to_string(train.size()) +
                                    " training records: the batch size must be in [1, n]");
   }
-  const double R = std::max(train.maxRowNorm(), data->test.size() > 0 ? data->test.maxRowNorm() : 0.0);
-  run.lipschitzFromData = std::sqrt(2.0) * std::sqrt(R * R + 1.0);
-  run.betaUsed = (R * R + 1.0) / 2.0 + p.lambda;
-  run.betaEmpirical = largestEigenvalueOfGram(train) / 2.0 + p.lambda;
-  run.clipNorm = clipsWithUserNorm(mechanism) ? p.L : run.lipschitzFromData;
-  if (mechanism == Mechanism::kSgd) run.clipNorm = std::numeric_limits<double>::infinity();
+  return Status::ok();
+}
 
-  // Steps: passes of k = ⌈n/m⌉ batches for the permutation-based mechanisms, ⌈E·n/m⌉ otherwise.
+Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested) {
+  const auto accountants = accountantsFor(mechanism);
+  if (accountants.empty()) return std::string();
+  std::string id = requested.empty() ? std::string(accountants.front()) : requested;
+  if (std::find(accountants.begin(), accountants.end(), id) != accountants.end()) return id;
+  std::string allowed;
+  for (std::string_view a : accountants) allowed += (allowed.empty() ? "" : ", ") + std::string(a);
+  return Status::invalidArgument("accountant '" + id + "' does not analyse " + std::string(mechanismId(mechanism)) +
+                                 ": use " + allowed);
+}
+
+// Steps: whole passes of k = ⌈n/m⌉ batches for the pass-based samplers, ⌈E·n/m⌉ otherwise.
+Status resolveSteps(const TrainerConfig& config, const Params& p, ResolvedRun& run) {
   run.epochs = static_cast<int>(std::ceil(config.epochs - 1e-9));
-  if (passesOverData(mechanism)) {
-    run.stepsPerEpoch = (p.n + p.m - 1) / p.m;
+  run.stepsPerEpoch = (p.n + p.m - 1) / p.m;
+  if (walksPasses(run.sampling)) {
     run.steps = run.stepsPerEpoch * run.epochs;
   } else {
     Result<std::int64_t> steps = stepsForEpochs(config.epochs, p.n, p.m);
     if (!steps) return steps.status();
     run.steps = *steps;
-    run.stepsPerEpoch = (p.n + p.m - 1) / p.m;
   }
-  if (run.steps > 10'000'000) {
+  if (run.steps > kMaxSteps) {
     return Status::invalidArgument(std::to_string(run.steps) + " steps: the trainer runs at most 1e7 steps");
   }
+  return Status::ok();
+}
+
+// L and β from the data; the knobs the accountant reads for this run.
+Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bounds, Params& p, ResolvedRun& run) {
+  const Mechanism mechanism = run.mechanism;
+  const double R = bounds.maxRowNorm;
+  run.lipschitzFromData = std::sqrt(2.0) * std::sqrt(R * R + 1.0);
+  run.betaUsed = (R * R + 1.0) / 2.0 + p.lambda;
+  run.betaEmpirical = bounds.gramEigenvalue / 2.0 + p.lambda;
+  run.clipNorm = clipsWithUserNorm(mechanism) ? p.L : run.lipschitzFromData;
+  if (mechanism == Mechanism::kSgd) run.clipNorm = std::numeric_limits<double>::infinity();
   p.K = std::max<std::int64_t>(1, run.steps);
   p.L = clipsWithUserNorm(mechanism) ? config.knobs.L : run.lipschitzFromData;
   p.beta = run.betaUsed;
   p.w = 0.0;           // softmax cross-entropy is convex
   p.M = run.betaUsed;  // and its curvature is at most β
-  p.sampling = samplingOf(mechanism);
+  p.sampling = run.sampling;
   if (Status s = p.validate(); !s.isOk()) return s;
   if (mechanism == Mechanism::kDpSgld && !(p.lambda > 0.0)) {
     return Status::invalidArgument("dp-sgld needs λ > 0: its projection radius L/λ and its start distribution "
                                    "N(0, 2σ_L²/λ·I) are undefined at λ = 0 (set --lambda)");
   }
-
   if (!clipsWithUserNorm(mechanism) && mechanism != Mechanism::kSgd) {
     run.notes.push_back("L = " + describe(run.lipschitzFromData) + " from the data (rows have norm ≤ " + describe(R) +
                         "; softmax gradients ≤ √2·√(R²+1)): clipping never activates, so the convex analysis applies");
-    if (config.knobs.L < run.lipschitzFromData) {
-      run.notes.push_back("the L knob (" + describe(config.knobs.L) + ") is below the data's Lipschitz bound; the run "
-                          "uses " + describe(run.lipschitzFromData));
-    }
   }
-  run.notes.push_back("β = " + describe(run.betaUsed) + " (per-example bound (R²+1)/2 + λ); empirical β of seed 000 "
-                      "Lemma 5.1 = " + describe(run.betaEmpirical));
+  run.notes.push_back("β = " + describe(run.betaUsed) + " (per-example bound (R²+1)/2 + λ); empirical β of Ryffel et "
+                      "al. 2022, Lemma 5.1 = " + describe(run.betaEmpirical));
+  return Status::ok();
+}
 
-  const Accountant* accountant = run.accountant.empty() ? nullptr : accounting::findAccountant(run.accountant);
-  if (config.targetEpsilon) {
-    if (!accountant) return Status::invalidArgument("sgd is not private: a target ε needs a private mechanism");
-    const double target = *config.targetEpsilon;
-    if (mechanism == Mechanism::kSgldPosterior) {
-      Result<accounting::StepSizeAnalysis> a = accounting::analyzeStepSize(p, target);
-      if (!a) return a.status().withContext("calibrating the step size to ε = " + formatNumber(target));
-      p.eta = p.schedule == Schedule::kDecreasing ? a->exactDecreasingEta1 : a->exactFixed;
-      p.eta = std::clamp(p.eta, knobInfo(Knob::kEta).min, knobInfo(Knob::kEta).max);
-      run.notes.push_back("η calibrated to ε = " + formatNumber(target) + ": " + formatNumber(p.eta));
-    } else {
-      Result<accounting::Calibration> c = accounting::calibrateSigma(*accountant, p, target);
-      if (!c) return c.status().withContext("calibrating σ to ε = " + formatNumber(target));
-      p.sigma = c->sigma;
-      run.notes.push_back("σ calibrated to ε = " + formatNumber(target) + " with " + run.accountant + ": " +
-                          formatNumber(p.sigma));
-    }
+// Target-ε mode: σ (η for sgld-posterior, whose noise the step size sets) from the accountant.
+Status calibrate(const TrainerConfig& config, const Accountant* accountant, Params& p, ResolvedRun& run) {
+  if (!config.targetEpsilon) return Status::ok();
+  if (!accountant) return Status::invalidArgument("sgd is not private: a target ε needs a private mechanism");
+  const double target = *config.targetEpsilon;
+  if (run.mechanism == Mechanism::kSgldPosterior) {
+    Result<accounting::StepSizeAnalysis> a = accounting::analyzeStepSize(p, target);
+    if (!a) return a.status().withContext("calibrating the step size to ε = " + formatNumber(target));
+    p.eta = p.schedule == Schedule::kDecreasing ? a->exactDecreasingEta1 : a->exactFixed;
+    p.eta = std::clamp(p.eta, knobInfo(Knob::kEta).min, knobInfo(Knob::kEta).max);
+    run.notes.push_back("η calibrated to ε = " + formatNumber(target) + ": " + formatNumber(p.eta));
+    return Status::ok();
   }
+  Result<accounting::Calibration> c = accounting::calibrateSigma(*accountant, p, target);
+  if (!c) return c.status().withContext("calibrating σ to ε = " + formatNumber(target));
+  p.sigma = c->sigma;
+  run.notes.push_back("σ calibrated to ε = " + formatNumber(target) + " with " + run.accountant + ": " +
+                      formatNumber(p.sigma));
+  return Status::ok();
+}
+
+// The noise the run adds and the step size it starts from, as its analysis reads them.
+Status resolveNoise(const Params& p, ResolvedRun& run) {
   // SGLD posterior sampling has no σ knob: its Langevin noise N(0, η/N) acts as the noise
   // multiplier τ/(L√(ηN)) of the subsampled Gaussian that `sgmcmc` accounts for.
-  run.sigma = mechanism == Mechanism::kSgldPosterior ? accounting::sgmcmcNoiseMultiplier(p, p.eta) : p.sigma;
+  run.sigma = run.mechanism == Mechanism::kSgldPosterior ? accounting::sgmcmcNoiseMultiplier(p, p.eta) : p.sigma;
   run.eta = p.eta;
-  if (mechanism == Mechanism::kDpSgld) {
+  if (run.mechanism == Mechanism::kDpSgld) {
     const accounting::SgldSchedule schedule = accounting::sgldSchedule(p);
     DPX_RETURN_IF_ERROR(accounting::sgldScheduleStatus(p, schedule));
     run.eta = schedule.eta0;
   }
-  if (mechanism == Mechanism::kOutpert) {
+  if (run.mechanism == Mechanism::kOutpert) {
     Result<accounting::OutputPerturbationConstants> c = accounting::outputPerturbationConstants(p);
     if (!c) return c.status();
     run.outputNoiseStd = c->noiseStd;
   }
+  return Status::ok();
+}
+
+void addOverride(ResolvedRun& run, const char* knob, double knobValue, double used, std::string reason) {
+  if (knobValue == used) return;
+  run.overrides.push_back({knob, knobValue, used, std::move(reason)});
+}
+
+// Every value the run uses instead of the caller's knob, with the reason in words.
+void recordOverrides(const TrainerConfig& config, ResolvedRun& run) {
+  const Params& knobs = config.knobs;
+  const Params p = run.accountantParams;
+  addOverride(run, "n", static_cast<double>(knobs.n), static_cast<double>(p.n),
+              "a run uses its training set: n = " + std::to_string(p.n) + " records");
+  const std::string stepsReason =
+      walksPasses(run.sampling)
+          ? std::to_string(run.epochs) + " whole passes of " + std::to_string(run.stepsPerEpoch) +
+                " batches (its sampler walks the data in passes)"
+          : "K = ⌈E·n/m⌉ for E = " + describe(config.epochs) + " epochs of the " + std::to_string(p.n) + " records";
+  addOverride(run, "K", static_cast<double>(knobs.K), static_cast<double>(run.steps), stepsReason);
+  if (run.mechanism == Mechanism::kSgldPosterior) {
+    addOverride(run, "sigma", knobs.sigma, run.sigma,
+                "SGLD's noise N(0, η/N) is the noise multiplier τ/(L√(ηN)); the σ knob is not used");
+  } else if (config.targetEpsilon && isPrivate(run.mechanism)) {
+    addOverride(run, "sigma", knobs.sigma, run.sigma,
+                "calibrated with " + run.accountant + " so that ε ≤ " + formatNumber(*config.targetEpsilon));
+  }
+  if (run.mechanism == Mechanism::kSgldPosterior && config.targetEpsilon) {
+    addOverride(run, "eta", knobs.eta, run.eta, "the step size sets SGLD's noise: calibrated so that ε ≤ " +
+                                                   formatNumber(*config.targetEpsilon));
+  }
+  if (run.mechanism == Mechanism::kDpSgld && p.schedule == Schedule::kDecreasing) {
+    addOverride(run, "eta", knobs.eta, run.eta,
+                "the decreasing schedule η_k = 1/(2β + λk/2) starts at 1/(2β); the η knob is not used");
+  }
+  if (!clipsWithUserNorm(run.mechanism) && isPrivate(run.mechanism)) {
+    addOverride(run, "L", knobs.L, run.lipschitzFromData,
+                "the convex analysis needs L to bound every gradient (√2·√(R²+1) for rows of norm ≤ R), so "
+                "clipping never activates");
+  }
+  if (isPrivate(run.mechanism) && !clipsWithUserNorm(run.mechanism)) {
+    addOverride(run, "beta", knobs.beta, run.betaUsed,
+                "the per-example smoothness of softmax regression on this data, (R²+1)/2 + λ");
+  }
+}
+
+}  // namespace
+
+DataBounds computeDataBounds(const TrainTestSplit& data) {
+  DataBounds b;
+  b.maxRowNorm = std::max(data.train.maxRowNorm(), data.test.size() > 0 ? data.test.maxRowNorm() : 0.0);
+  b.gramEigenvalue = largestEigenvalueOfGram(data.train);
+  return b;
+}
+
+Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
+                                                 std::shared_ptr<const TrainTestSplit> data) {
+  DPX_RETURN_IF_ERROR(validateConfig(config, data.get()));
+  ResolvedRun run;
+  run.mechanism = config.mechanism;
+  run.sampling = config.knobs.sampling.value_or(mechanismInfo(config.mechanism).sampling);
+  Result<std::string> accountantId = resolveAccountant(config.mechanism, config.accountant);
+  if (!accountantId) return accountantId.status();
+  run.accountant = *accountantId;
+
+  Params p = config.knobs;
+  p.n = data->train.size();
+  DPX_RETURN_IF_ERROR(resolveSteps(config, p, run));
+  const DataBounds bounds = config.bounds ? *config.bounds : computeDataBounds(*data);
+  DPX_RETURN_IF_ERROR(resolveDataConstants(config, bounds, p, run));
+  const Accountant* accountant = run.accountant.empty() ? nullptr : accounting::findAccountant(run.accountant);
+  DPX_RETURN_IF_ERROR(calibrate(config, accountant, p, run));
+  DPX_RETURN_IF_ERROR(resolveNoise(p, run));
   if (accountant) {
     for (const accounting::Violation& v : accountant->check(p)) run.violations.push_back(v.assumption + ": " + v.reason);
   }
   run.accountantParams = p;
+  recordOverrides(config, run);
   return std::unique_ptr<Trainer>(new Trainer(config, std::move(data), std::move(run)));
+}
+
+std::unique_ptr<Trainer> Trainer::withSeed(std::uint64_t seed) const {
+  TrainerConfig config = m_config;
+  config.seed = seed;
+  return std::unique_ptr<Trainer>(new Trainer(std::move(config), m_data, m_run));
 }
 
 std::optional<double> Trainer::epsilonAfter(std::int64_t steps, bool averagedRelease) const {
@@ -210,199 +294,301 @@ std::optional<double> Trainer::epsilonAfter(std::int64_t steps, bool averagedRel
   return e->epsilon;
 }
 
-Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallbacks& callbacks) {
-  const Dataset& train = m_data->train;
-  const Dataset& test = m_data->test;
-  const ResolvedRun& r = m_run;
-  const Params& p = r.accountantParams;
-  const Mechanism mechanism = r.mechanism;
-  const std::uint64_t seed = m_config.seed;
-  const std::int64_t n = train.size();
-  const double m = static_cast<double>(p.m);
+namespace {
 
-  TrainingResult result;
-  result.run = r;
-  result.delta = p.delta;
-  SoftmaxModel model(train.dimension(), train.numClasses);
-  Eigen::VectorXf& theta = model.parameters();
-  const std::vector<float> squaredNorms = squaredRowNorms(train.features);
-  GradientWorkspace workspace;
-  Eigen::VectorXf gradient;
-  std::vector<std::int64_t> batch;
-  UniformBatchSampler uniform(n);
-  std::vector<std::int64_t> order;
-  if (mechanism == Mechanism::kCyclic || mechanism == Mechanism::kOutpert) {
-    Xoshiro256 engine = streamFor(seed, Stream::kPermutation, 0);
-    order = randomPermutation(n, engine);  // fixed for the whole run, data-independent
+// One run of the trainer as a loop of named steps: sample a batch → clipped gradient sum →
+// the mechanism's update → progress → (at an epoch's end) evaluation; then the release.
+class TrainingLoop {
+ public:
+  TrainingLoop(const Trainer& trainer, const TrainTestSplit& data, TrainingControl* control,
+               const TrainerCallbacks& callbacks)
+      : m_trainer(trainer),
+        m_config(trainer.config()),
+        m_run(trainer.resolved()),
+        m_p(m_run.accountantParams),
+        m_train(data.train),
+        m_test(data.test),
+        m_control(control),
+        m_callbacks(callbacks),
+        m_model(data.train.dimension(), data.train.numClasses),
+        m_squaredNorms(squaredRowNorms(data.train.features)),
+        m_uniform(data.train.size()),
+        m_langevin(accounting::sgldSchedule(m_p)) {
+    m_result.run = m_run;
+    m_result.delta = m_p.delta;
   }
-  const accounting::SgldSchedule langevin = accounting::sgldSchedule(p);
-  const double projectionRadius = p.lambda > 0.0 ? p.L / p.lambda : std::numeric_limits<double>::infinity();
-  if (mechanism == Mechanism::kDpSgld) {
-    addNoise(theta, std::sqrt(2.0 / p.lambda) * langevin.sigmaL, seed, Stream::kInit, 0);
-    projectOntoBall(theta, projectionRadius);
+
+  TrainingResult run() {
+    m_wallStart = Clock::now();
+    start();
+    std::int64_t nextEpochEnd = epochEnd(1);
+    int epoch = 1;
+    for (m_step = 0; m_step < m_run.steps; ++m_step) {
+      if (!waitWhilePaused()) break;
+      const auto stepStart = Clock::now();
+      sampleBatch(m_step);
+      const GradientStats stats = clippedGradientSum(m_model, m_train, m_squaredNorms, m_batch, m_run.clipNorm,
+                                                     m_workspace, m_gradient);
+      m_result.examplesProcessed += static_cast<std::int64_t>(m_batch.size());
+      m_result.clippedExamples += stats.clipped;
+      applyUpdate(m_step);
+      m_trainingSeconds += std::chrono::duration<double>(Clock::now() - stepStart).count();
+      reportProgress(m_step + 1);
+      if (m_step + 1 == nextEpochEnd) {
+        endEpoch(epoch, m_step + 1);
+        ++epoch;
+        nextEpochEnd = epoch <= m_run.epochs ? epochEnd(epoch) : -1;
+      }
+    }
+    release();
+    return std::move(m_result);
   }
-  Eigen::VectorXf lastEpochSum;
-  std::int64_t lastEpochCount = 0;
+
+ private:
+  // The start: a fixed data-independent order for cyclic/outpert passes; DP-SGLD's draw from
+  // Π_C(N(0, 2σ_L²/λ·I)).
+  void start() {
+    if (walksPasses(m_run.sampling) && !reshufflesEachPass(m_run.mechanism, m_run.sampling)) {
+      Xoshiro256 engine = streamFor(m_config.seed, Stream::kPermutation, 0);
+      m_order = randomPermutation(m_train.size(), engine);
+    }
+    m_projectionRadius = m_p.lambda > 0.0 ? m_p.L / m_p.lambda : std::numeric_limits<double>::infinity();
+    if (m_run.mechanism == Mechanism::kDpSgld) {
+      addNoise(m_model.parameters(), std::sqrt(2.0 / m_p.lambda) * m_langevin.sigmaL, m_config.seed, Stream::kInit, 0);
+      projectOntoBall(m_model.parameters(), m_projectionRadius);
+    }
+    if (m_run.mechanism == Mechanism::kSgldPosterior) {
+      m_burnInSteps = static_cast<std::int64_t>(std::floor(m_config.posteriorBurnIn * static_cast<double>(m_run.steps)));
+    }
+  }
+
+  // False when cancelled (the loop ends and the run is released as it is).
+  bool waitWhilePaused() {
+    if (!m_control) return true;
+    while (m_control->pauseRequested() && !m_control->cancelRequested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    }
+    if (m_control->cancelRequested()) m_result.cancelled = true;
+    return !m_result.cancelled;
+  }
+
+  void sampleBatch(std::int64_t step) {
+    Xoshiro256 engine = streamFor(m_config.seed, Stream::kBatch, static_cast<std::uint64_t>(step));
+    const std::int64_t n = m_train.size();
+    switch (m_run.sampling) {
+      case Sampling::kPoisson: poissonBatch(n, m_p.q(), engine, m_batch); return;
+      case Sampling::kUniform: m_uniform.sample(m_p.m, engine, m_batch); return;
+      case Sampling::kCyclic:
+      case Sampling::kShuffle: break;
+    }
+    const std::int64_t j = step % m_run.stepsPerEpoch;
+    if (j == 0 && reshufflesEachPass(m_run.mechanism, m_run.sampling)) {
+      Xoshiro256 permutation =
+          streamFor(m_config.seed, Stream::kPermutation, static_cast<std::uint64_t>(step / m_run.stepsPerEpoch));
+      m_order = randomPermutation(n, permutation);
+    }
+    const std::int64_t begin = j * m_p.m;
+    const std::int64_t end = std::min(n, begin + m_p.m);
+    m_batch.assign(m_order.begin() + begin, m_order.begin() + end);
+    std::sort(m_batch.begin(), m_batch.end());
+  }
+
+  // η of step `step` (0-based) under the run's schedule.
+  double stepSize(std::int64_t step) const {
+    if (m_p.schedule == Schedule::kConstant) return m_p.eta;
+    if (m_run.mechanism == Mechanism::kDpSgld) return 1.0 / (2.0 * m_p.beta + m_p.lambda * static_cast<double>(step) / 2.0);
+    if (m_run.mechanism == Mechanism::kSgldPosterior) return m_p.eta * std::pow(static_cast<double>(step + 1), -1.0 / 3.0);
+    return m_p.eta;
+  }
+
+  // The mechanism's update; the gradient holds the batch's clipped gradient sum. Every mean
+  // divides by the nominal batch size m (the expected size under Poisson sampling), never by the
+  // realised |B|, so the sensitivity is the analysed one.
+  void applyUpdate(std::int64_t step) {
+    Eigen::VectorXf& theta = m_model.parameters();
+    const double m = static_cast<double>(m_p.m);
+    const double eta = stepSize(step);
+    const auto index = static_cast<std::uint64_t>(step);
+    switch (m_run.mechanism) {
+      case Mechanism::kDpSgd:  // θ ← θ − η[(1/m)(Σ clip(g) + σL·ξ) + λθ]
+        addNoise(m_gradient, m_p.sigma * m_run.clipNorm, m_config.seed, Stream::kNoise, index);
+        gradientStep(eta, m);
+        return;
+      case Mechanism::kDpSgld:  // θ ← Π_C(θ − η_k(∇L_B + λθ) + √(2η_k)σ_L ξ)
+        gradientStep(eta, m);
+        addNoise(theta, std::sqrt(2.0 * eta) * m_langevin.sigmaL, m_config.seed, Stream::kNoise, index);
+        projectOntoBall(theta, m_projectionRadius);
+        return;
+      case Mechanism::kCyclic:  // nominal b = m even for a short last batch: sensitivity 2ηL/b
+        gradientStep(eta, m);
+        addNoise(theta, eta * m_p.sigma * m_run.clipNorm / m, m_config.seed, Stream::kNoise, index);
+        return;
+      case Mechanism::kOutpert:
+        gradientStep(eta, m);
+        accumulateLastEpoch(step);
+        return;
+      case Mechanism::kSgldPosterior:  // θ ← θ − η_t(λθ + (1/τ)Σ clip(g)) + N(0, η_t/N)
+        gradientStep(eta, m);
+        addNoise(theta, std::sqrt(eta / static_cast<double>(m_train.size())), m_config.seed, Stream::kNoise, index);
+        accumulatePosterior(step, eta);
+        return;
+      case Mechanism::kSgd:
+        gradientStep(eta, std::max<double>(1.0, static_cast<double>(m_batch.size())));
+        return;
+    }
+  }
+
+  void gradientStep(double eta, double divisor) {
+    Eigen::VectorXf& theta = m_model.parameters();
+    theta -= static_cast<float>(eta / divisor) * m_gradient + static_cast<float>(eta * m_p.lambda) * theta;
+  }
+
+  // outpert's averaged release (Prop. 3): the mean of the last epoch's iterates.
+  void accumulateLastEpoch(std::int64_t step) {
+    if (!m_p.averaged || step < m_run.steps - m_run.stepsPerEpoch) return;
+    if (m_lastEpochCount == 0) m_lastEpochSum.setZero(m_model.parameters().size());
+    m_lastEpochSum += m_model.parameters();
+    ++m_lastEpochCount;
+  }
+
+  // sgld-posterior's step-weighted average after the burn-in, in double (thousands of steps).
+  void accumulatePosterior(std::int64_t step, double eta) {
+    if (step < m_burnInSteps) return;
+    if (m_posteriorSteps == 0) m_posteriorSum.setZero(m_model.parameters().size());
+    m_posteriorSum += eta * m_model.parameters().cast<double>();
+    m_posteriorWeight += eta;
+    ++m_posteriorSteps;
+  }
+
+  void reportProgress(std::int64_t stepsDone) {
+    if (!m_callbacks.progress || Clock::now() - m_lastProgress < std::chrono::milliseconds(33)) return;
+    m_lastProgress = Clock::now();
+    m_callbacks.progress(static_cast<double>(stepsDone) / static_cast<double>(m_run.steps), stepsDone);
+  }
 
   // Epoch e (1-based) ends after this many steps.
-  auto epochEnd = [&](int e) -> std::int64_t {
-    if (passesOverData(mechanism)) return std::min(r.steps, static_cast<std::int64_t>(e) * r.stepsPerEpoch);
-    Result<std::int64_t> s = stepsForEpochs(std::min<double>(e, m_config.epochs), n, p.m);
-    return s ? std::min(r.steps, *s) : r.steps;
-  };
+  std::int64_t epochEnd(int e) const {
+    if (walksPasses(m_run.sampling)) return std::min(m_run.steps, static_cast<std::int64_t>(e) * m_run.stepsPerEpoch);
+    Result<std::int64_t> s = stepsForEpochs(std::min<double>(e, m_config.epochs), m_train.size(), m_p.m);
+    return s ? std::min(m_run.steps, *s) : m_run.steps;
+  }
 
-  const auto wallStart = Clock::now();
-  double trainingSeconds = 0.0;
-  auto lastProgress = Clock::now() - std::chrono::seconds(1);
-  int epoch = 1;
-  std::int64_t nextEpochEnd = epochEnd(1);
-  bool cancelled = false;
-  std::int64_t step = 0;
-
-  auto evaluateEpoch = [&](int e, std::int64_t stepsDone) {
+  // What a release at this epoch would look like, evaluated: for outpert the model (the last
+  // epoch's average at the end of an averaged run) plus its output noise.
+  void endEpoch(int epoch, std::int64_t stepsDone) {
+    if (!m_config.evaluateEachEpoch) return;
     EpochRecord record;
-    record.epoch = e;
+    record.epoch = epoch;
     record.steps = stepsDone;
-    record.seconds = trainingSeconds;
-    SoftmaxModel shown = model;
+    record.seconds = m_trainingSeconds;
+    SoftmaxModel shown = m_model;
     bool averagedRelease = false;
-    if (mechanism == Mechanism::kOutpert) {
-      // What a release at this epoch would look like: the model (the last epoch's average at the
-      // end of an averaged run) plus its output noise.
-      averagedRelease = p.averaged && stepsDone == r.steps && lastEpochCount > 0;
-      if (averagedRelease) shown.parameters() = lastEpochSum / static_cast<float>(lastEpochCount);
-      addNoise(shown.parameters(), r.outputNoiseStd, seed, Stream::kDisplayNoise, static_cast<std::uint64_t>(e));
+    if (m_run.mechanism == Mechanism::kOutpert) {
+      averagedRelease = m_p.averaged && stepsDone == m_run.steps && m_lastEpochCount > 0;
+      if (averagedRelease) shown.parameters() = m_lastEpochSum / static_cast<float>(m_lastEpochCount);
+      addNoise(shown.parameters(), m_run.outputNoiseStd, m_config.seed, Stream::kDisplayNoise,
+               static_cast<std::uint64_t>(epoch));
     }
-    const Evaluation onTrain = evaluate(shown, train);
+    const Evaluation onTrain = evaluate(shown, m_train);
     record.trainAccuracy = onTrain.accuracy;
     record.loss = onTrain.meanLoss;
-    record.testAccuracy = test.size() > 0 ? evaluate(shown, test).accuracy : 0.0;
-    record.epsilonSpent = epsilonAfter(stepsDone, averagedRelease);
-    result.history.push_back(record);
-    if (result.history.size() == 1) {
-      result.secondsToFirstEpoch = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    record.testAccuracy = m_test.size() > 0 ? evaluate(shown, m_test).accuracy : 0.0;
+    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    record.epsilonSpent = m_trainer.epsilonAfter(stepsDone, averagedRelease);
+    m_result.history.push_back(record);
+    if (m_result.history.size() == 1) {
+      m_result.secondsToFirstEpoch = std::chrono::duration<double>(Clock::now() - m_wallStart).count();
     }
-    if (callbacks.epochDone) callbacks.epochDone(record);
-  };
-
-  const int threads = m_config.threads > 0 ? m_config.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    for (step = 0; step < r.steps; ++step) {
-      if (control) {
-        while (control->pauseRequested() && !control->cancelRequested()) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(15));
-        }
-        if (control->cancelRequested()) {
-          cancelled = true;
-          break;
-        }
-      }
-      const auto stepStart = Clock::now();
-      Xoshiro256 batchEngine = streamFor(seed, Stream::kBatch, static_cast<std::uint64_t>(step));
-      switch (mechanism) {
-        case Mechanism::kDpSgd:
-        case Mechanism::kSgldPosterior: poissonBatch(n, p.q(), batchEngine, batch); break;
-        case Mechanism::kDpSgld: uniform.sample(p.m, batchEngine, batch); break;
-        case Mechanism::kCyclic:
-        case Mechanism::kOutpert:
-        case Mechanism::kSgd: {
-          const std::int64_t j = step % r.stepsPerEpoch;
-          if (mechanism == Mechanism::kSgd && j == 0) {
-            Xoshiro256 engine = streamFor(seed, Stream::kPermutation, static_cast<std::uint64_t>(step / r.stepsPerEpoch));
-            order = randomPermutation(n, engine);
-          }
-          const std::int64_t begin = j * p.m;
-          const std::int64_t end = std::min(n, begin + p.m);
-          batch.assign(order.begin() + begin, order.begin() + end);
-          std::sort(batch.begin(), batch.end());
-          break;
-        }
-      }
-      const GradientStats stats = clippedGradientSum(model, train, squaredNorms, batch, r.clipNorm, workspace, gradient);
-      result.examplesProcessed += static_cast<std::int64_t>(batch.size());
-      result.clippedExamples += stats.clipped;
-      const auto t = static_cast<double>(step + 1);
-      switch (mechanism) {
-        case Mechanism::kDpSgd: {
-          // θ ← θ − η[(1/m)(Σ clip(g) + σL·ξ) + λθ]; dividing by the expected m, never |B|.
-          addNoise(gradient, p.sigma * r.clipNorm, seed, Stream::kNoise, static_cast<std::uint64_t>(step));
-          theta -= static_cast<float>(p.eta / m) * gradient + static_cast<float>(p.eta * p.lambda) * theta;
-          break;
-        }
-        case Mechanism::kDpSgld: {
-          // θ ← Π_C(θ − η_k(∇L_B + λθ) + √(2η_k)σ_L ξ), η_k of the schedule.
-          const double eta = p.schedule == Schedule::kConstant
-                                 ? p.eta
-                                 : 1.0 / (2.0 * p.beta + p.lambda * static_cast<double>(step) / 2.0);
-          theta -= static_cast<float>(eta / m) * gradient + static_cast<float>(eta * p.lambda) * theta;
-          addNoise(theta, std::sqrt(2.0 * eta) * langevin.sigmaL, seed, Stream::kNoise, static_cast<std::uint64_t>(step));
-          projectOntoBall(theta, projectionRadius);
-          break;
-        }
-        case Mechanism::kCyclic: {
-          // Nominal b = m even for a short last batch, so every step's sensitivity is 2ηL/b.
-          theta -= static_cast<float>(p.eta / m) * gradient + static_cast<float>(p.eta * p.lambda) * theta;
-          addNoise(theta, p.eta * p.sigma * r.clipNorm / m, seed, Stream::kNoise, static_cast<std::uint64_t>(step));
-          break;
-        }
-        case Mechanism::kOutpert: {
-          theta -= static_cast<float>(p.eta / m) * gradient + static_cast<float>(p.eta * p.lambda) * theta;
-          if (p.averaged && step >= r.steps - r.stepsPerEpoch) {
-            if (lastEpochCount == 0) lastEpochSum.setZero(theta.size());
-            lastEpochSum += theta;
-            ++lastEpochCount;
-          }
-          break;
-        }
-        case Mechanism::kSgldPosterior: {
-          // θ ← θ − η_t(λθ + (1/τ)Σ clip(g)) + N(0, η_t/N).
-          const double eta = p.schedule == Schedule::kConstant ? p.eta : p.eta * std::pow(t, -1.0 / 3.0);
-          theta -= static_cast<float>(eta / m) * gradient + static_cast<float>(eta * p.lambda) * theta;
-          addNoise(theta, std::sqrt(eta / static_cast<double>(n)), seed, Stream::kNoise, static_cast<std::uint64_t>(step));
-          break;
-        }
-        case Mechanism::kSgd: {
-          const double size = std::max<double>(1.0, static_cast<double>(batch.size()));
-          theta -= static_cast<float>(p.eta / size) * gradient + static_cast<float>(p.eta * p.lambda) * theta;
-          break;
-        }
-      }
-      trainingSeconds += std::chrono::duration<double>(Clock::now() - stepStart).count();
-      if (callbacks.progress && Clock::now() - lastProgress > std::chrono::milliseconds(33)) {
-        lastProgress = Clock::now();
-        callbacks.progress(static_cast<double>(step + 1) / static_cast<double>(r.steps), step + 1);
-      }
-      if (step + 1 == nextEpochEnd) {
-        evaluateEpoch(epoch, step + 1);
-        ++epoch;
-        nextEpochEnd = epoch <= r.epochs ? epochEnd(epoch) : -1;
-      }
-    }
-  });
-  result.cancelled = cancelled;
-  result.stepsDone = step;
-  result.trainingSeconds = trainingSeconds;
+    if (m_callbacks.epochDone) m_callbacks.epochDone(record);
+  }
 
   // The release. A cancelled outpert run is released too — with its output noise, which the
   // steps done need at least as much as the full run (Δ grows with the steps) — never bare.
-  bool averagedRelease = false;
-  if (mechanism == Mechanism::kOutpert) {
-    averagedRelease = p.averaged && !cancelled && lastEpochCount > 0;
-    if (averagedRelease) theta = lastEpochSum / static_cast<float>(lastEpochCount);
-    addNoise(theta, r.outputNoiseStd, seed, Stream::kReleaseNoise, 0);
+  void release() {
+    Eigen::VectorXf& theta = m_model.parameters();
+    bool averagedRelease = false;
+    if (m_run.mechanism == Mechanism::kOutpert) {
+      averagedRelease = m_p.averaged && !m_result.cancelled && m_lastEpochCount > 0;
+      if (averagedRelease) theta = m_lastEpochSum / static_cast<float>(m_lastEpochCount);
+      addNoise(theta, m_run.outputNoiseStd, m_config.seed, Stream::kReleaseNoise, 0);
+    }
+    m_result.cancelled = m_result.cancelled || m_step < m_run.steps;
+    m_result.stepsDone = m_step;
+    m_result.trainingSeconds = m_trainingSeconds;
+    m_result.model = m_model;
+    m_result.epsilon = m_trainer.epsilonAfter(m_result.stepsDone, averagedRelease);
+    const Evaluation finalTrain = evaluate(m_model, m_train);
+    m_result.finalTrainAccuracy = finalTrain.accuracy;
+    m_result.finalLoss = finalTrain.meanLoss;
+    m_result.finalTestAccuracy = m_test.size() > 0 ? evaluate(m_model, m_test).accuracy : 0.0;
+    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    releasePosteriorAverage();
+    if (m_result.clippedExamples > 0 && !clipsWithUserNorm(m_run.mechanism)) {
+      m_result.run.violations.push_back("Lipschitz: " + std::to_string(m_result.clippedExamples) +
+                                        " gradients exceeded the data bound L and were clipped");
+    }
+    if (m_callbacks.progress) {
+      m_callbacks.progress(static_cast<double>(m_step) / static_cast<double>(std::max<std::int64_t>(1, m_run.steps)),
+                           m_step);
+    }
+    m_result.seconds = std::chrono::duration<double>(Clock::now() - m_wallStart).count();
   }
-  result.model = model;
-  result.epsilon = epsilonAfter(result.stepsDone, averagedRelease);
-  const Evaluation finalTrain = evaluate(model, train);
-  result.finalTrainAccuracy = finalTrain.accuracy;
-  result.finalTestAccuracy = test.size() > 0 ? evaluate(model, test).accuracy : 0.0;
-  if (result.clippedExamples > 0 && !clipsWithUserNorm(mechanism)) {
-    result.run.violations.push_back("Lipschitz: " + std::to_string(result.clippedExamples) +
-                                    " gradients exceeded the data bound L and were clipped");
+
+  void releasePosteriorAverage() {
+    if (m_run.mechanism != Mechanism::kSgldPosterior || m_posteriorSteps == 0 || !(m_posteriorWeight > 0.0)) return;
+    SoftmaxModel average(m_model.dimension(), m_model.classes());
+    average.parameters() = (m_posteriorSum / m_posteriorWeight).cast<float>();
+    PosteriorAverage a;
+    a.burnInSteps = m_burnInSteps;
+    a.averagedSteps = m_posteriorSteps;
+    a.weightSum = m_posteriorWeight;
+    const Evaluation onTrain = evaluate(average, m_train);
+    a.trainAccuracy = onTrain.accuracy;
+    a.loss = onTrain.meanLoss;
+    a.testAccuracy = m_test.size() > 0 ? evaluate(average, m_test).accuracy : 0.0;
+    m_result.posteriorAverage = a;
   }
-  if (callbacks.progress) callbacks.progress(static_cast<double>(step) / static_cast<double>(std::max<std::int64_t>(1, r.steps)), step);
-  result.seconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
+
+  const Trainer& m_trainer;
+  const TrainerConfig& m_config;
+  const ResolvedRun& m_run;
+  const Params& m_p;
+  const Dataset& m_train;
+  const Dataset& m_test;
+  TrainingControl* m_control;
+  const TrainerCallbacks& m_callbacks;
+  TrainingResult m_result;
+  SoftmaxModel m_model;
+  const std::vector<float> m_squaredNorms;
+  GradientWorkspace m_workspace;
+  Eigen::VectorXf m_gradient;
+  std::vector<std::int64_t> m_batch;
+  UniformBatchSampler m_uniform;
+  std::vector<std::int64_t> m_order;
+  const accounting::SgldSchedule m_langevin;
+  double m_projectionRadius = std::numeric_limits<double>::infinity();
+  Eigen::VectorXf m_lastEpochSum;
+  std::int64_t m_lastEpochCount = 0;
+  std::int64_t m_burnInSteps = 0;
+  Eigen::VectorXd m_posteriorSum;
+  double m_posteriorWeight = 0.0;
+  std::int64_t m_posteriorSteps = 0;
+  std::int64_t m_step = 0;
+  double m_trainingSeconds = 0.0;
+  Clock::time_point m_wallStart;
+  Clock::time_point m_lastProgress = Clock::now() - std::chrono::seconds(1);
+};
+
+}  // namespace
+
+Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallbacks& callbacks) {
+  TrainingLoop loop(*this, *m_data, control, callbacks);
+  if (m_config.useCallerArena) return loop.run();
+  const int threads = m_config.threads > 0 ? m_config.threads
+                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::task_arena arena(threads);
+  TrainingResult result;
+  arena.execute([&] { result = loop.run(); });
   return result;
 }
 

@@ -1,12 +1,15 @@
-// The trainer (SPEC §4): multinomial logistic regression trained by one of the mechanisms of
-// mechanism.h, on a train/test split, in parallel with oneTBB inside a task_arena of the
-// requested thread count, bit-identical for a seed whatever that count.
+// The trainer: multinomial logistic regression trained by one of the mechanisms of mechanism.h,
+// on a train/test split, in parallel with oneTBB (in an arena of the requested thread count, or
+// in the caller's arena when several trainers run side by side), bit-identical for a seed
+// whatever the thread count.
 // Honesty: the ε it reports is what the mechanism's accountant proves for the run it performed —
 // the same n, batch size, sampling scheme, noise, step sizes and number of steps. For the convex
 // analyses (dp-sgld, cyclic, outpert) L is the data's Lipschitz bound √2·√(R² + 1) (R = largest
 // row norm) and β the worst-case per-example smoothness (R² + 1)/2 + λ, both data-independent
 // given the per-record scaling, so clipping never activates and the theorems apply; the
-// empirical β of seed 000 Lemma 5.1 (λ_max(X̃ᵀX̃/n)/2 + λ) is reported for comparison.
+// empirical β of Ryffel, Bach & Pointcheval 2022, Lemma 5.1 (λ_max(X̃ᵀX̃/n)/2 + λ) is reported
+// for comparison. Where the run uses another value than the caller's knob (n from the data, K
+// from the epochs, L and β from the data, σ or η from calibration) it says so in `overrides`.
 // Per-epoch accuracies are diagnostics for the person running the trainer: training accuracy
 // reads the private data, and for last-iterate mechanisms the intermediate models are not part
 // of the release; the ε column says what releasing the model at that epoch would cost.
@@ -28,10 +31,19 @@
 
 namespace dpx::core::training {
 
+// Constants of a training set that the analyses read, computed once per dataset.
+struct DataBounds {
+  double maxRowNorm = 0.0;      // R over the training and test rows
+  double gramEigenvalue = 0.0;  // λ_max(X̃ᵀX̃/n), X̃ = [X | 1] (Ryffel et al. 2022, Lemma 5.1)
+};
+DataBounds computeDataBounds(const TrainTestSplit& data);
+
 struct TrainerConfig {
   Mechanism mechanism = Mechanism::kDpSgld;
-  // m, σ, η, δ, L (clip norm), λ, schedule and `averaged` are read; n comes from the training
-  // set and K from `epochs`.
+  // m, σ, η, δ, L (clip norm), λ, schedule, sampling and `averaged` are read; n comes from the
+  // training set and K from `epochs` (K = ⌈E·n/m⌉, or whole passes for pass-based samplers).
+  // A set `sampling` replaces the mechanism's own sampler (its accountant then says whether its
+  // analysis still applies).
   Params knobs;
   double epochs = 10;
   // Calibrate σ (or η for sgld-posterior) to this ε at knobs.delta before training.
@@ -39,6 +51,25 @@ struct TrainerConfig {
   std::string accountant;  // dp-sgd: "rdp" (default), "gdp" or "pld"
   std::uint64_t seed = 1;
   int threads = 0;  // 0: all cores
+  // Run in the caller's oneTBB arena (trainers side by side share its threads) instead of an
+  // arena of `threads`; results are the same either way.
+  bool useCallerArena = false;
+  // Evaluate accuracy, loss and ε at every epoch end (the charts). Off: only the final model is
+  // evaluated (the frontier, which needs one number per run).
+  bool evaluateEachEpoch = true;
+  // sgld-posterior: share of the steps discarded as burn-in before the step-weighted posterior
+  // average (Li, Chen, Liu & Carin 2019, Lemma 6).
+  double posteriorBurnIn = 0.5;
+  // Data constants computed beforehand (computeDataBounds); unset: create() computes them.
+  std::optional<DataBounds> bounds;
+};
+
+// A value the run uses instead of the caller's knob, and why (shown beside the knob's value).
+struct KnobOverride {
+  std::string knob;  // key of the knob table: "n", "K", "sigma", "eta", "L", "beta", "sampling"
+  double knobValue = 0.0;
+  double usedValue = 0.0;
+  std::string reason;
 };
 
 // What the run will do, resolved from the config and the data.
@@ -46,6 +77,7 @@ struct ResolvedRun {
   Mechanism mechanism;
   std::string accountant;      // id, empty for sgd
   Params accountantParams;     // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
+  Sampling sampling = Sampling::kPoisson;  // the sampler the run uses
   std::int64_t steps = 0;
   std::int64_t stepsPerEpoch = 0;
   int epochs = 0;
@@ -54,8 +86,9 @@ struct ResolvedRun {
   double clipNorm = 0.0;       // L used for clipping
   double lipschitzFromData = 0.0;
   double betaUsed = 0.0;       // worst-case per-example smoothness
-  double betaEmpirical = 0.0;  // seed 000 Lemma 5.1
+  double betaEmpirical = 0.0;  // Ryffel et al. 2022, Lemma 5.1
   double outputNoiseStd = 0.0;  // outpert: s = σΔ_E
+  std::vector<KnobOverride> overrides;  // values used instead of the caller's knobs
   std::vector<std::string> notes;       // what was derived and why
   std::vector<std::string> violations;  // accountant assumptions the run breaks
 };
@@ -70,6 +103,18 @@ struct EpochRecord {
   double seconds = 0.0;                // training time so far (evaluation excluded)
 };
 
+// sgld-posterior's estimate of the posterior mean: θ̄ = Σ_{t>B} η_t θ_t / Σ_{t>B} η_t over the
+// steps after the burn-in B (Li, Chen, Liu & Carin 2019, Lemma 6). A post-processing of the
+// iterates `sgmcmc` already accounts for, so it costs no extra privacy.
+struct PosteriorAverage {
+  std::int64_t burnInSteps = 0;
+  std::int64_t averagedSteps = 0;
+  double weightSum = 0.0;  // Σ η_t over the averaged steps
+  double trainAccuracy = 0.0;
+  double testAccuracy = 0.0;
+  double loss = 0.0;  // mean training cross-entropy of θ̄
+};
+
 struct TrainingResult {
   ResolvedRun run;
   std::optional<double> epsilon;  // final ε at δ; absent for the non-private baseline
@@ -78,26 +123,35 @@ struct TrainingResult {
   bool cancelled = false;
   std::int64_t stepsDone = 0;
   std::int64_t examplesProcessed = 0;
+  std::int64_t examplesEvaluated = 0;  // rows run through the model by the evaluations
   std::int64_t clippedExamples = 0;
   double trainingSeconds = 0.0;     // gradient steps only
   double seconds = 0.0;             // wall time including evaluation
   double secondsToFirstEpoch = 0.0;
   double finalTrainAccuracy = 0.0;
   double finalTestAccuracy = 0.0;
+  double finalLoss = 0.0;
+  std::optional<PosteriorAverage> posteriorAverage;  // sgld-posterior
   SoftmaxModel model{0, 0};         // the released model
 };
 
 // Shared between the GUI thread and the worker: cancel takes effect within one step.
 class TrainingControl {
  public:
+  TrainingControl() = default;
+  // Also cancelled when `external` becomes true (a caller's cancel flag for many runs).
+  explicit TrainingControl(const std::atomic<bool>* external) : m_external(external) {}
   void requestCancel() { m_cancel.store(true); }
   void setPaused(bool paused) { m_pause.store(paused); }
-  bool cancelRequested() const { return m_cancel.load(std::memory_order_relaxed); }
+  bool cancelRequested() const {
+    return m_cancel.load(std::memory_order_relaxed) || (m_external && m_external->load(std::memory_order_relaxed));
+  }
   bool pauseRequested() const { return m_pause.load(std::memory_order_relaxed); }
 
  private:
   std::atomic<bool> m_cancel{false};
   std::atomic<bool> m_pause{false};
+  const std::atomic<bool>* m_external = nullptr;
 };
 
 struct TrainerCallbacks {
@@ -114,15 +168,18 @@ class Trainer {
                                                  std::shared_ptr<const TrainTestSplit> data);
   const ResolvedRun& resolved() const { return m_run; }
   const TrainerConfig& config() const { return m_config; }
+  // The same resolved run (calibration included) with another seed: the frontier trains one
+  // calibrated configuration several times.
+  std::unique_ptr<Trainer> withSeed(std::uint64_t seed) const;
   // Trains to the end, or until cancelled (then the result says so, with ε for the steps run).
   Result<TrainingResult> run(TrainingControl* control = nullptr, const TrainerCallbacks& callbacks = {});
+  // ε of releasing the model after `steps` steps; for outpert `averagedRelease` says whether the
+  // released θ is the last epoch's average (Prop. 3) or the plain iterate.
+  std::optional<double> epsilonAfter(std::int64_t steps, bool averagedRelease = false) const;
 
  private:
   Trainer(TrainerConfig config, std::shared_ptr<const TrainTestSplit> data, ResolvedRun run)
       : m_config(std::move(config)), m_data(std::move(data)), m_run(std::move(run)) {}
-  // ε of releasing the model after `steps` steps; for outpert `averagedRelease` says whether the
-  // released θ is the last epoch's average (Prop. 3) or the plain iterate.
-  std::optional<double> epsilonAfter(std::int64_t steps, bool averagedRelease = false) const;
   TrainerConfig m_config;
   std::shared_ptr<const TrainTestSplit> m_data;
   ResolvedRun m_run;

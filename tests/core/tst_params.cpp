@@ -70,9 +70,16 @@ class TestParams : public QObject {
       QCOMPARE(findKnob(info.key), &info);
       QVERIFY(info.min < info.max);
       QVERIFY(std::string(info.lesson).size() > 40);
+      // The setter writes this knob's field and no other: set it to its range end (never the
+      // default) and read every knob back.
       Params p;
-      setKnobValue(p, info.knob, knobValue(Params{}, info.knob));
-      QCOMPARE(knobValue(p, info.knob), knobValue(Params{}, info.knob));
+      const double value = info.max;
+      QVERIFY(value != knobValue(Params{}, info.knob));
+      setKnobValue(p, info.knob, value);
+      QCOMPARE(knobValue(p, info.knob), value);
+      for (const KnobInfo& other : knobInfos()) {
+        if (other.knob != info.knob) QCOMPARE(knobValue(p, other.knob), knobValue(Params{}, other.knob));
+      }
     }
   }
 

@@ -1,13 +1,42 @@
-// Sweep of the whole knob space (label: slow): 10⁵ random knob combinations drawn with a fixed
-// seed across the full SPEC §1 ranges — log-uniform inside each range, with a share of every
-// knob at its exact minimum or maximum, and random schedule, sampling, neighbouring relation and
-// averaging — go through every analytic accountant's check(), native(), epsilon() (both
-// conversions, every variant, sometimes a fixed α), delta(), rdp() at a few orders and
-// tradeoff(). Each answer must be OK with a finite value in its range (ε ≥ 0, δ ∈ [0, 1], RDP ≥ 0,
-// type II error ∈ [0, 1]) or a Status with a message; never NaN/Inf, never a crash. The exact
-// `pld` accountant gets a few hundred combinations on a coarse fixed discretisation. Calibration
-// is checked on a random subset: calibrateSigma returns σ in the σ range with ε(σ) ≤ target
-// (re-evaluated independently), or a Status saying why not.
+// Sweep of the whole knob space: random knob combinations drawn with a fixed seed across the full
+// SPEC ranges of the knobs — log-uniform inside each range, with a share of every knob at its
+// exact minimum or maximum, and random schedule, sampling, neighbouring relation and averaging —
+// go through every analytic accountant's check(), native(), epsilon() (both conversions, every
+// variant, sometimes a fixed α), delta(), rdp() at a few orders and tradeoff(). Each answer must be
+// OK with a finite value in its range (ε ≥ 0, δ ∈ [0, 1], RDP ≥ 0, type II error ∈ [0, 1]) or a
+// Status with a message; never NaN/Inf, never a crash. Calibration is checked on a subset:
+// calibrateSigma returns σ in the σ range with ε(σ) ≤ target (re-evaluated independently), or a
+// Status saying why not. A fixed grid adds every knob alone at its exact minimum and maximum and
+// the four corners of the coupled pairs β/λ, η/β, K/q and σ/K, under both schedules, with every
+// call. `sgmcmc` under the decreasing schedule (a heterogeneous composition, ~1000 times the work
+// of one step) and the exact `pld` accountant (on a coarse fixed discretisation) get their own,
+// smaller shares.
+//
+// Besides those checks, the number of OK answers and of statuses of every call ("rdp epsilon",
+// "sgld delta", "pld calibrateSigma", …) must match the counts recorded in
+// tests/data/sweep/tallies_<scale>….json, so a change that turns answers into statuses (or the
+// reverse) fails even when every status has a message. The tolerance per call is
+// max(2, 0.2 % of its recorded calls): the sweep is deterministic for a given build, but another
+// compiler, -march, libm or a sanitizer build may round a borderline case the other way (an ε_α
+// at the edge of the double range, a calibration that lands on the σ range's end). Such cases are
+// isolated — a generic x86-64 build differs from the -march=native one in a single `sgmcmc rdp`
+// call over all 10⁵ combinations — while a regression moves whole regions of the knob space.
+//
+// Environment:
+//   DPX_SWEEP_SCALE=smoke|full  smoke (default, the everyday suite): 3000 random combinations,
+//                               the grid, 4 sgmcmc-decreasing and 8 pld combinations, ~10 s on
+//                               two cores. full (ctest label `exhaustive`, one entry per test
+//                               function): 10⁵ random combinations and the grid, 40 and 200.
+//   DPX_SWEEP_RECORD=1          write the tallies of this run into the expectation file instead of
+//                               comparing (only the parts this run covers are replaced); review
+//                               the diff before committing it. For example
+//                               DPX_SWEEP_RECORD=1 DPX_SWEEP_SCALE=full tst_sweep sgmcmcDecreasingSchedule
+//   DPX_SWEEP_COMBINATIONS=N    random analytic combinations to run when investigating; the
+//                               tallies are then not compared.
+//   DPX_SWEEP_THREADS=N         workers (default 2); the results do not depend on it.
+//   DPX_SWEEP_TRACE=1           every call and its time on stderr.
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -15,11 +44,16 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <typeinfo>
 #include <vector>
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
 #include <QTest>
 
 #include "accounting/calibration.h"
@@ -32,21 +66,43 @@ using namespace dpx::core::accounting;
 
 namespace {
 
-constexpr int kCombinations = 100'000;
-// Every combination goes through every analytic accountant's check(), native() and headline
-// epsilon() (rdp and sgmcmc: ~1.7 ms each, one core of the 2-core reference machine, Release
-// build). The other calls run on a regular subset of the combinations:
+// How many combinations each part of the sweep runs.
+struct Budget {
+  const char* name;  // "smoke" | "full"
+  int analyticCombinations;
+  int sgmcmcDecreasingCombinations;
+  // δ(ε) and the trade-off for sgmcmc (decreasing) on the grid: they need the RDP profile at all
+  // ~420 orders, several seconds at the grid's η = 10 (σ_eff ≈ 0.3, slowly converging series).
+  bool sgmcmcGridProfiles;
+  int pldCombinations;
+  int pldCalibrations;
+};
+// Every random combination goes through every analytic accountant's check(), native() and
+// headline epsilon() (rdp and sgmcmc: ~1.7 ms each, one core of the 2-core reference machine,
+// Release build); the full analytic part takes ~12 minutes there. sgmcmc with the decreasing
+// schedule composes up to ~1100 lattice cells of σ_t (~1.5 s for its first full profile at large
+// K), pld ~0.35 s a combination.
+constexpr Budget kSmoke{"smoke", 3000, 4, false, 8, 2};
+constexpr Budget kFull{"full", 100'000, 40, true, 200, 4};
+
+// The other calls run on a regular subset of the random combinations:
 constexpr int kViewEvery = 10;         // the second ε view and rdp(α) at six orders
 constexpr int kDeltaEvery = 50;        // δ(ε) twice and the trade-off curve (rdp: ~8 ms per δ)
-constexpr int kCalibrationEvery = 50;  // 2000 combinations × every analytic accountant (rdp: ~35 ms)
-// sgmcmc with the decreasing schedule composes up to ~1300 lattice cells of σ_t (0.2 s to 2 s
-// per ε or δ at large K), so like `pld` it gets its own budget of combinations.
-constexpr int kSgmcmcDecreasingCombinations = 40;
-constexpr int kPldCombinations = 200;
-constexpr int kPldCalibrations = 4;
+constexpr int kCalibrationEvery = 50;  // every analytic accountant (rdp: ~35 ms)
+constexpr int kSgmcmcCalibrationEvery = 10;
+constexpr int kPldDeltaEvery = 4;
 constexpr double kPldDiscretisation = 0.2;   // coarse loss grid: an upper bound still, just looser
 constexpr double kExtremeShare = 0.08;       // per knob and side: P(knob = min) = P(knob = max)
 constexpr std::uint64_t kSeed = 20240611;
+// Seeds of the parts' combination sequences; the per-combination choices use kSeed for the random
+// analytic part and these for the others (combinationSeed).
+constexpr std::uint64_t kPldSeed = kSeed + 1;
+constexpr std::uint64_t kSgmcmcSeed = kSeed + 2;
+constexpr std::uint64_t kGridSeed = kSeed + 3;
+
+// Tally tolerance: |count − recorded| ≤ max(kToleranceFloor, kToleranceShare · recorded calls).
+constexpr int kToleranceFloor = 2;
+constexpr double kToleranceShare = 0.002;
 
 // Draws knob combinations. std::mt19937_64's output is fixed by the standard; the distributions
 // are written here (not std::uniform_real_distribution, whose algorithm is unspecified) so the
@@ -144,27 +200,34 @@ class Findings {
   std::vector<std::string> m_examples;
 };
 
-// Outcome counts per accountant and call, printed for the record (qInfo).
+// Outcome counts per accountant and call: printed (qInfo), and compared with the recorded ones.
 class Tally {
  public:
-  void count(const std::string& key, bool ok) { (ok ? m_ok : m_status)[key]++; }
+  void count(const std::string& key, bool ok) { (ok ? m_counts[key].ok : m_counts[key].status)++; }
   void merge(const Tally& other) {
-    for (const auto& [key, n] : other.m_ok) m_ok[key] += n;
-    for (const auto& [key, n] : other.m_status) m_status[key] += n;
+    for (const auto& [key, c] : other.m_counts) {
+      m_counts[key].ok += c.ok;
+      m_counts[key].status += c.status;
+    }
   }
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    for (const auto& [key, c] : m_counts) out.push_back(key);
+    return out;
+  }
+  bool has(const std::string& key) const { return m_counts.count(key) > 0; }
+  int ok(const std::string& key) const { return has(key) ? m_counts.at(key).ok : 0; }
+  int status(const std::string& key) const { return has(key) ? m_counts.at(key).status : 0; }
   void print() const {
-    for (const auto& [key, ok] : m_ok) {
-      const auto it = m_status.find(key);
-      qInfo("%-28s OK %8d  status %8d", key.c_str(), ok, it == m_status.end() ? 0 : it->second);
-    }
-    for (const auto& [key, status] : m_status) {
-      if (!m_ok.count(key)) qInfo("%-28s OK %8d  status %8d", key.c_str(), 0, status);
-    }
+    for (const auto& [key, c] : m_counts) qInfo("%-28s OK %8d  status %8d", key.c_str(), c.ok, c.status);
   }
 
  private:
-  std::map<std::string, int> m_ok;
-  std::map<std::string, int> m_status;
+  struct Counts {
+    int ok = 0;
+    int status = 0;
+  };
+  std::map<std::string, Counts> m_counts;
 };
 
 bool finite(double x) { return std::isfinite(x); }
@@ -347,31 +410,53 @@ struct SweepPart {
   Tally tally;
   std::map<std::string, double> seconds;  // per accountant and call group
   int extremes = 0;                        // knob values drawn at an exact range end
+
+  void merge(const SweepPart& other) {
+    findings.merge(other.findings);
+    tally.merge(other.tally);
+    for (const auto& [what, s] : other.seconds) seconds[what] += s;
+    extremes += other.extremes;
+  }
+  void printSeconds() const {
+    for (const auto& [what, s] : seconds) qInfo("%-28s %8.2f s (summed over the workers)", what.c_str(), s);
+  }
 };
 
-// Combination i through every analytic accountant. Its own random choices (the second view, the
-// ε for δ(ε), the calibration target) come from a sampler seeded by i, so the sweep does not
-// depend on how combinations are shared between threads.
-void sweepCombination(SweepPart& part, const Params& p, int i) {
+// The sampler of combination i's own random choices (the second view, the ε for δ(ε), the
+// calibration target): seeded by i, so a part's results do not depend on which worker ran it.
+std::uint64_t combinationSeed(std::uint64_t seed, int i) {
+  return seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1));
+}
+
+// Which calls one combination gets.
+struct Calls {
+  bool view = true;         // the second ε view and rdp(α)
+  bool delta = true;        // δ(ε) and the trade-off curve
+  bool calibration = true;  // calibrateSigma at a random target
+};
+
+// One combination through every analytic accountant (sgmcmc under the decreasing schedule has
+// its own part).
+void sweepCombination(SweepPart& part, const Params& p, std::uint64_t seed, const Calls& calls) {
   using Clock = std::chrono::steady_clock;
-  KnobSampler sampler(kSeed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1)));
+  KnobSampler sampler(seed);
   for (const KnobInfo& info : knobInfos()) {
     const double v = knobValue(p, info.knob);
     if (v == info.max || v == info.min) ++part.extremes;
   }
-  const bool withDelta = i % kDeltaEvery == 0;
+  auto inThisPart = [&](const Accountant* a) {
+    return a->isAnalytic() && !(a->id() == "sgmcmc" && p.schedule == Schedule::kDecreasing);
+  };
   for (const Accountant* a : allAccountants()) {
-    if (!a->isAnalytic()) continue;
-    if (a->id() == "sgmcmc" && p.schedule == Schedule::kDecreasing) continue;  // sgmcmcDecreasingSchedule()
+    if (!inThisPart(a)) continue;
     const auto before = Clock::now();
-    sweepAccountant(part.findings, part.tally, sampler, *a, p, {}, i % kViewEvery == 0, withDelta);
+    sweepAccountant(part.findings, part.tally, sampler, *a, p, {}, calls.view, calls.delta);
     part.seconds[std::string(a->id())] += std::chrono::duration<double>(Clock::now() - before).count();
   }
-  if (i % kCalibrationEvery == 0) {
+  if (calls.calibration) {
     const double target = sampler.logUniform(1e-3, 1e3);
     for (const Accountant* a : allAccountants()) {
-      if (!a->isAnalytic()) continue;
-      if (a->id() == "sgmcmc" && p.schedule == Schedule::kDecreasing) continue;
+      if (!inThisPart(a)) continue;
       const auto before = Clock::now();
       checkCalibration(part.findings, part.tally, *a, p, target, {});
       part.seconds[std::string(a->id()) + " calibrateSigma"] += std::chrono::duration<double>(Clock::now() - before).count();
@@ -379,17 +464,240 @@ void sweepCombination(SweepPart& part, const Params& p, int i) {
   }
 }
 
+// The fixed grid: each knob alone at its exact minimum and maximum (the others at their
+// defaults), then the four corners of the pairs that the theorems couple — β/λ (the condition
+// number), η/β (η < 1/β, ρ < 1), K/q (composition against subsampling) and σ/K — each under both
+// schedules. q's extremes are m = 1 at the largest n, and m = n.
+std::vector<Params> gridCombinations() {
+  auto lowest = [](Knob knob) {
+    const KnobInfo& info = knobInfo(knob);
+    return info.minInclusive ? info.min : std::nextafter(info.min, info.max);
+  };
+  auto set = [&](Params& p, Knob knob, bool high) {
+    if (knob == Knob::kM) {
+      p.m = high ? p.n : 1;
+    } else {
+      setKnobValue(p, knob, high ? knobInfo(knob).max : lowest(knob));
+      p.m = std::min(p.m, p.n);  // n at its minimum (10) is below the default batch
+    }
+  };
+  std::vector<Params> single;
+  for (const KnobInfo& info : knobInfos()) {
+    for (const bool high : {false, true}) {
+      Params p;
+      set(p, info.knob, high);
+      single.push_back(p);
+    }
+  }
+  const std::vector<std::pair<Knob, Knob>> pairs{
+      {Knob::kBeta, Knob::kLambda}, {Knob::kEta, Knob::kBeta}, {Knob::kK, Knob::kM}, {Knob::kSigma, Knob::kK}};
+  for (const auto& [first, second] : pairs) {
+    for (const bool highFirst : {false, true}) {
+      for (const bool highSecond : {false, true}) {
+        Params p;
+        if (first == Knob::kM || second == Knob::kM) {
+          const bool highQ = first == Knob::kM ? highFirst : highSecond;
+          if (!highQ) p.n = static_cast<std::int64_t>(knobInfo(Knob::kN).max);
+        }
+        set(p, first, highFirst);
+        set(p, second, highSecond);
+        single.push_back(p);
+      }
+    }
+  }
+  std::vector<Params> grid;
+  for (const Schedule schedule : {Schedule::kConstant, Schedule::kDecreasing}) {
+    for (Params p : single) {
+      p.schedule = schedule;
+      grid.push_back(p);
+    }
+  }
+  return grid;
+}
+
+int workerCount() {
+  return qEnvironmentVariableIsSet("DPX_SWEEP_THREADS") ? std::max(1, qEnvironmentVariableIntValue("DPX_SWEEP_THREADS")) : 2;
+}
+
+// body(part, i) for i in [0, count) on the workers (the accountants are used from GUI worker
+// threads too), each taking the next combination when it is free: costs vary by orders of
+// magnitude between combinations. Every body draws from its own seeded sampler and the parts
+// are sums, so the merged result is the same whichever worker runs what.
+template <typename Body>
+SweepPart runOnWorkers(int count, Body&& body) {
+  const int threads = workerCount();
+  std::vector<SweepPart> parts(static_cast<std::size_t>(threads));
+  std::atomic<int> next{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (int i = next++; i < count; i = next++) body(parts[static_cast<std::size_t>(t)], i);
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  SweepPart all;
+  for (const SweepPart& part : parts) all.merge(part);
+  return all;
+}
+
+// Parses DPX_SWEEP_SCALE; nullptr for an unknown value.
+const Budget* budget() {
+  const QByteArray scale = qgetenv("DPX_SWEEP_SCALE");
+  if (scale.isEmpty() || scale == "smoke") return &kSmoke;
+  if (scale == "full") return &kFull;
+  return nullptr;
+}
+
+// The expectation file of a part: one for the whole smoke sweep, one per test function at full
+// scale (each has its own ctest entry).
+QString talliesPath(const Budget& b, const char* file) {
+  const QString name = b.name == std::string("smoke") ? QStringLiteral("tallies_smoke.json")
+                                                      : QStringLiteral("tallies_full_%1.json").arg(QLatin1String(file));
+  return QStringLiteral(DPX_TEST_DATA_DIR "/sweep/") + name;
+}
+
+// "…" with JSON escapes (UTF-8 passes through).
+QByteArray jsonString(const QString& text) {
+  QByteArray out = "\"";
+  for (const char c : text.toUtf8()) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += QByteArray("\\u00") + QByteArray::number(static_cast<unsigned char>(c), 16).rightJustified(2, '0');
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// The expectation file, one line per call so a re-recording reviews as a short diff
+// (QJsonDocument would spread each call over four lines).
+QByteArray talliesJson(const Budget& b, const QJsonObject& sections) {
+  QByteArray text = "{\n  \"about\": " +
+                    jsonString(QStringLiteral("OK answers and statuses per accountant call of tst_sweep at scale ") +
+                               QLatin1String(b.name) + QStringLiteral("; written by DPX_SWEEP_RECORD=1, see tst_sweep.cpp")) +
+                    ",\n  \"sections\": {";
+  for (auto section = sections.begin(); section != sections.end(); ++section) {
+    const QJsonObject body = section->toObject();
+    text += QByteArray(section == sections.begin() ? "" : ",") + "\n    " + jsonString(section.key()) +
+            ": {\n      \"combinations\": " + QByteArray::number(body.value(QStringLiteral("combinations")).toInt()) +
+            ",\n      \"calls\": {";
+    const QJsonObject calls = body.value(QStringLiteral("calls")).toObject();
+    for (auto call = calls.begin(); call != calls.end(); ++call) {
+      const QJsonObject counts = call->toObject();
+      text += QByteArray(call == calls.begin() ? "" : ",") + "\n        " + jsonString(call.key()) +
+              ": {\"ok\": " + QByteArray::number(counts.value(QStringLiteral("ok")).toInt()) +
+              ", \"status\": " + QByteArray::number(counts.value(QStringLiteral("status")).toInt()) + "}";
+    }
+    text += "\n      }\n    }";
+  }
+  return text + "\n  }\n}\n";
+}
+
+// With DPX_SWEEP_RECORD=1 stores the tally as `section` of the file; otherwise compares it with
+// the recorded one. Returns what is wrong, or an empty string.
+std::string recordOrCompare(const Budget& b, const char* file, const char* function, const std::string& section,
+                            int combinations, const Tally& tally) {
+  const QString path = talliesPath(b, file);
+  const std::string rerecord = "if the change is intended, re-record with DPX_SWEEP_RECORD=1 DPX_SWEEP_SCALE=" +
+                               std::string(b.name) + " tst_sweep " + function + " and review the diff of " +
+                               path.toStdString();
+  QJsonObject root;
+  QFile in(path);
+  if (in.open(QIODevice::ReadOnly)) root = QJsonDocument::fromJson(in.readAll()).object();
+  in.close();
+  QJsonObject sections = root.value(QStringLiteral("sections")).toObject();
+  const QString key = QString::fromStdString(section);
+
+  if (qEnvironmentVariableIntValue("DPX_SWEEP_RECORD") == 1) {
+    QJsonObject calls;
+    for (const std::string& call : tally.keys()) {
+      calls.insert(QString::fromStdString(call), QJsonObject{{QStringLiteral("ok"), tally.ok(call)},
+                                                              {QStringLiteral("status"), tally.status(call)}});
+    }
+    sections.insert(key, QJsonObject{{QStringLiteral("combinations"), combinations}, {QStringLiteral("calls"), calls}});
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(talliesJson(b, sections)) < 0 || !out.commit()) {
+      return "cannot write " + path.toStdString();
+    }
+    qWarning("recorded the tallies of '%s' in %s", section.c_str(), qPrintable(path));
+    return {};
+  }
+
+  if (!sections.contains(key)) {
+    return "no recorded tallies for '" + section + "' in " + path.toStdString() + "; to record them, run with " +
+           "DPX_SWEEP_RECORD=1 DPX_SWEEP_SCALE=" + b.name + " tst_sweep " + function;
+  }
+  const QJsonObject recorded = sections.value(key).toObject();
+  const int recordedCombinations = recorded.value(QStringLiteral("combinations")).toInt(-1);
+  if (recordedCombinations != combinations) {
+    return "'" + section + "' was recorded for " + std::to_string(recordedCombinations) + " combinations, this run has " +
+           std::to_string(combinations) + "; " + rerecord;
+  }
+  const QJsonObject calls = recorded.value(QStringLiteral("calls")).toObject();
+  std::vector<std::string> problems;
+  std::set<std::string> seen;
+  for (auto it = calls.begin(); it != calls.end(); ++it) {
+    const std::string call = it.key().toStdString();
+    seen.insert(call);
+    const int okExpected = it->toObject().value(QStringLiteral("ok")).toInt();
+    const int statusExpected = it->toObject().value(QStringLiteral("status")).toInt();
+    if (!tally.has(call)) {
+      problems.push_back("call '" + call + "' is recorded (" + std::to_string(okExpected) + " OK, " +
+                         std::to_string(statusExpected) + " statuses) but was not made");
+      continue;
+    }
+    const int tolerance = std::max(kToleranceFloor, static_cast<int>(kToleranceShare * (okExpected + statusExpected)));
+    const int ok = tally.ok(call);
+    const int status = tally.status(call);
+    if (std::abs(ok - okExpected) > tolerance || std::abs(status - statusExpected) > tolerance) {
+      problems.push_back(call + ": " + std::to_string(ok) + " OK and " + std::to_string(status) + " statuses, recorded " +
+                         std::to_string(okExpected) + " and " + std::to_string(statusExpected) + " (± " +
+                         std::to_string(tolerance) + ")");
+    }
+  }
+  for (const std::string& call : tally.keys()) {
+    if (!seen.count(call)) {
+      problems.push_back("call '" + call + "' (" + std::to_string(tally.ok(call)) + " OK, " +
+                         std::to_string(tally.status(call)) + " statuses) has no recorded expectation");
+    }
+  }
+  if (problems.empty()) return {};
+  // Qt Test truncates long failure messages, so every line goes out on its own first.
+  std::string text = "the tallies of '" + section + "' differ from " + path.toStdString() + ":";
+  for (const std::string& problem : problems) {
+    qWarning("%s", problem.c_str());
+    text += "\n  " + problem;
+  }
+  return text + "\n" + rerecord;
+}
+
 }  // namespace
 
 class TestSweep : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void everyAnswerIsFiniteOrAClearStatus() {
-    // DPX_SWEEP_COMBINATIONS overrides the count when investigating (the seed stays fixed).
-    const int combinations = qEnvironmentVariableIsSet("DPX_SWEEP_COMBINATIONS")
-                                 ? qEnvironmentVariableIntValue("DPX_SWEEP_COMBINATIONS")
-                                 : kCombinations;
+  void analyticAccountants() {
+    const Budget* b = budget();
+    QVERIFY2(b, "DPX_SWEEP_SCALE must be smoke or full");
+    const bool overridden = qEnvironmentVariableIsSet("DPX_SWEEP_COMBINATIONS");
+    const int combinations = overridden ? qEnvironmentVariableIntValue("DPX_SWEEP_COMBINATIONS") : b->analyticCombinations;
     using Clock = std::chrono::steady_clock;
+
+    const auto gridStart = Clock::now();
+    const std::vector<Params> grid = gridCombinations();
+    for (const Params& p : grid) {
+      if (const Status valid = p.validate(); !valid.isOk()) QFAIL((valid.message() + " — " + describe(p)).c_str());
+    }
+    const SweepPart gridPart = runOnWorkers(static_cast<int>(grid.size()), [&](SweepPart& part, int i) {
+      sweepCombination(part, grid[static_cast<std::size_t>(i)], combinationSeed(kGridSeed, i), Calls{});
+    });
+    gridPart.tally.print();
+    qInfo("grid: %zu combinations in %.1f s", grid.size(),
+          std::chrono::duration<double>(Clock::now() - gridStart).count());
+
     const auto start = Clock::now();
     std::vector<Params> combos;
     combos.reserve(static_cast<std::size_t>(combinations));
@@ -400,74 +708,110 @@ class TestSweep : public QObject {
         QFAIL((valid.message() + " — " + describe(combos.back())).c_str());
       }
     }
-    // Two workers (the accountants are used from GUI worker threads too); combinations are
-    // interleaved so both get the same mix.
-    const int threads = qEnvironmentVariableIsSet("DPX_SWEEP_THREADS") ? std::max(1, qEnvironmentVariableIntValue("DPX_SWEEP_THREADS")) : 2;
-    std::vector<SweepPart> parts(threads);
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        for (int i = t; i < combinations; i += threads) sweepCombination(parts[static_cast<std::size_t>(t)], combos[static_cast<std::size_t>(i)], i);
-      });
-    }
-    for (std::thread& w : workers) w.join();
-
-    SweepPart all;
-    for (const SweepPart& part : parts) {
-      all.findings.merge(part.findings);
-      all.tally.merge(part.tally);
-      for (const auto& [what, s] : part.seconds) all.seconds[what] += s;
-      all.extremes += part.extremes;
-    }
+    const SweepPart all = runOnWorkers(combinations, [&](SweepPart& part, int i) {
+      const Calls calls{i % kViewEvery == 0, i % kDeltaEvery == 0, i % kCalibrationEvery == 0};
+      sweepCombination(part, combos[static_cast<std::size_t>(i)], combinationSeed(kSeed, i), calls);
+    });
     all.tally.print();
-    for (const auto& [what, s] : all.seconds) qInfo("%-28s %8.2f s (CPU time over both workers)", what.c_str(), s);
-    qInfo("%d combinations (%d knob values at an extreme) in %.1f s", combinations, all.extremes,
+    all.printSeconds();
+    qInfo("%d random combinations (%d knob values at an extreme) in %.1f s", combinations, all.extremes,
           std::chrono::duration<double>(Clock::now() - start).count());
+
+    QVERIFY2(gridPart.findings.total() == 0, ("grid findings:" + gridPart.findings.report()).c_str());
     QVERIFY2(all.findings.total() == 0, ("sweep findings:" + all.findings.report()).c_str());
+    const std::string gridTallies =
+        recordOrCompare(*b, "analytic", "analyticAccountants", "analytic grid", static_cast<int>(grid.size()), gridPart.tally);
+    QVERIFY2(gridTallies.empty(), gridTallies.c_str());
+    if (overridden) {
+      qWarning("DPX_SWEEP_COMBINATIONS is set: the random part's tallies are not compared");
+      return;
+    }
+    const std::string randomTallies =
+        recordOrCompare(*b, "analytic", "analyticAccountants", "analytic random", combinations, all.tally);
+    QVERIFY2(randomTallies.empty(), randomTallies.c_str());
   }
 
   void sgmcmcDecreasingSchedule() {
+    const Budget* b = budget();
+    QVERIFY2(b, "DPX_SWEEP_SCALE must be smoke or full");
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const Accountant* sgmcmc = findAccountant("sgmcmc");
     QVERIFY(sgmcmc);
-    KnobSampler sampler(kSeed + 2);
-    Findings findings;
-    Tally tally;
-    for (int i = 0; i < kSgmcmcDecreasingCombinations; ++i) {
-      Params p = sampler.draw();
-      p.schedule = Schedule::kDecreasing;
-      sweepAccountant(findings, tally, sampler, *sgmcmc, p, {}, true, true);
-      if (i % 10 == 0) checkCalibration(findings, tally, *sgmcmc, p, sampler.logUniform(1e-3, 1e3), {});
+    // The grid's decreasing-schedule half first: the analytic part leaves sgmcmc out there.
+    std::vector<Params> grid;
+    for (const Params& p : gridCombinations()) {
+      if (p.schedule == Schedule::kDecreasing) grid.push_back(p);
     }
-    tally.print();
-    qInfo("sgmcmc, decreasing schedule: %d combinations in %.1f s", kSgmcmcDecreasingCombinations,
+    KnobSampler sampler(kSgmcmcSeed);
+    std::vector<Params> combos;
+    for (int i = 0; i < b->sgmcmcDecreasingCombinations; ++i) {
+      combos.push_back(sampler.draw());
+      combos.back().schedule = Schedule::kDecreasing;
+    }
+    auto sweepOne = [&](SweepPart& part, const Params& p, std::uint64_t seed, bool withDelta, bool calibrate) {
+      KnobSampler own(seed);
+      const auto before = Clock::now();
+      sweepAccountant(part.findings, part.tally, own, *sgmcmc, p, {}, true, withDelta);
+      if (calibrate) checkCalibration(part.findings, part.tally, *sgmcmc, p, own.logUniform(1e-3, 1e3), {});
+      part.seconds["sgmcmc (decreasing)"] += std::chrono::duration<double>(Clock::now() - before).count();
+    };
+    const SweepPart gridPart = runOnWorkers(static_cast<int>(grid.size()), [&](SweepPart& part, int i) {
+      sweepOne(part, grid[static_cast<std::size_t>(i)], combinationSeed(kGridSeed, i), b->sgmcmcGridProfiles, true);
+    });
+    gridPart.tally.print();
+    qInfo("sgmcmc, decreasing schedule, grid: %zu combinations in %.1f s", grid.size(),
           std::chrono::duration<double>(Clock::now() - start).count());
-    QVERIFY2(findings.total() == 0, ("sgmcmc (decreasing) sweep findings:" + findings.report()).c_str());
+    const auto randomStart = Clock::now();
+    const SweepPart all = runOnWorkers(b->sgmcmcDecreasingCombinations, [&](SweepPart& part, int i) {
+      sweepOne(part, combos[static_cast<std::size_t>(i)], combinationSeed(kSgmcmcSeed, i), true,
+               i % kSgmcmcCalibrationEvery == 0);
+    });
+    all.tally.print();
+    all.printSeconds();
+    qInfo("sgmcmc, decreasing schedule: %d random combinations in %.1f s", b->sgmcmcDecreasingCombinations,
+          std::chrono::duration<double>(Clock::now() - randomStart).count());
+    QVERIFY2(gridPart.findings.total() == 0, ("sgmcmc (decreasing) grid findings:" + gridPart.findings.report()).c_str());
+    QVERIFY2(all.findings.total() == 0, ("sgmcmc (decreasing) sweep findings:" + all.findings.report()).c_str());
+    const std::string gridTallies = recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule",
+                                                    "sgmcmc decreasing grid", static_cast<int>(grid.size()), gridPart.tally);
+    QVERIFY2(gridTallies.empty(), gridTallies.c_str());
+    const std::string tallies = recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule", "sgmcmc decreasing random",
+                                                b->sgmcmcDecreasingCombinations, all.tally);
+    QVERIFY2(tallies.empty(), tallies.c_str());
   }
 
   void exactAccountantOnACoarseGrid() {
+    const Budget* b = budget();
+    QVERIFY2(b, "DPX_SWEEP_SCALE must be smoke or full");
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const Accountant* pld = findAccountant("pld");
     QVERIFY(pld);
-    KnobSampler sampler(kSeed + 1);
-    Findings findings;
-    Tally tally;
+    KnobSampler sampler(kPldSeed);
+    std::vector<Params> combos;
+    for (int i = 0; i < b->pldCombinations; ++i) combos.push_back(sampler.draw());
     ExactOptions exact;
     exact.discretisation = kPldDiscretisation;
-    for (int i = 0; i < kPldCombinations; ++i) {
-      const Params p = sampler.draw();
-      sweepAccountant(findings, tally, sampler, *pld, p, exact, true, i % 4 == 0);
-      if (i < kPldCalibrations) {
+    const SweepPart all = runOnWorkers(b->pldCombinations, [&](SweepPart& part, int i) {
+      const Params& p = combos[static_cast<std::size_t>(i)];
+      KnobSampler own(combinationSeed(kPldSeed, i));
+      const auto before = Clock::now();
+      sweepAccountant(part.findings, part.tally, own, *pld, p, exact, true, i % kPldDeltaEvery == 0);
+      if (i < b->pldCalibrations) {
         EpsilonOptions options;
         options.exact = exact;
-        checkCalibration(findings, tally, *pld, p, sampler.logUniform(0.1, 10.0), options);
+        checkCalibration(part.findings, part.tally, *pld, p, own.logUniform(0.1, 10.0), options);
       }
-    }
-    tally.print();
-    qInfo("pld: %d combinations in %.1f s", kPldCombinations, std::chrono::duration<double>(Clock::now() - start).count());
-    QVERIFY2(findings.total() == 0, ("pld sweep findings:" + findings.report()).c_str());
+      part.seconds["pld"] += std::chrono::duration<double>(Clock::now() - before).count();
+    });
+    all.tally.print();
+    all.printSeconds();
+    qInfo("pld: %d combinations in %.1f s", b->pldCombinations, std::chrono::duration<double>(Clock::now() - start).count());
+    QVERIFY2(all.findings.total() == 0, ("pld sweep findings:" + all.findings.report()).c_str());
+    const std::string tallies =
+        recordOrCompare(*b, "pld", "exactAccountantOnACoarseGrid", "pld", b->pldCombinations, all.tally);
+    QVERIFY2(tallies.empty(), tallies.c_str());
   }
 };
 

@@ -8,6 +8,9 @@
 
 #include <QTest>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
 #include "training/rng.h"
@@ -181,6 +184,94 @@ class TestTrainer : public QObject {
       auto other = (*Trainer::create(c, split))->run();
       QVERIFY(other->model.parameters() != a->model.parameters());
     }
+  }
+
+  // Trainers side by side in one arena (the GUI and the frontier) train exactly what each
+  // would alone in its own arena.
+  void trainersSideBySideMatchTrainersAlone() {
+    auto split = clusterSplit();
+    std::vector<Eigen::VectorXf> alone;
+    for (Mechanism m : allMechanisms()) alone.push_back((*Trainer::create(baseConfig(m), split))->run()->model.parameters());
+    std::vector<Eigen::VectorXf> together(alone.size());
+    tbb::task_arena arena(2);
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, alone.size(), [&](std::size_t i) {
+        TrainerConfig c = baseConfig(allMechanisms()[i]);
+        c.useCallerArena = true;
+        together[i] = (*Trainer::create(c, split))->run()->model.parameters();
+      });
+    });
+    for (std::size_t i = 0; i < alone.size(); ++i) QVERIFY2(together[i] == alone[i], mechanismId(allMechanisms()[i]).data());
+  }
+
+  // Where a run does not use the caller's knob, it says which value it used and why.
+  void overridesNameTheValueUsedAndWhy() {
+    auto split = clusterSplit();
+    TrainerConfig c = baseConfig(Mechanism::kDpSgld);
+    c.knobs.n = 60000;  // a what-if n: the run uses the data's
+    c.knobs.L = 0.5;    // below the data's gradient bound
+    c.knobs.beta = 7.0;
+    c.targetEpsilon = 2.0;
+    auto trainer = Trainer::create(c, split);
+    QVERIFY(trainer.isOk());
+    const ResolvedRun& r = (*trainer)->resolved();
+    auto find = [&](const char* key) -> const KnobOverride* {
+      for (const KnobOverride& o : r.overrides) {
+        if (o.knob == key) return &o;
+      }
+      return nullptr;
+    };
+    QVERIFY(find("n") && find("n")->usedValue == static_cast<double>(split->train.size()) && find("n")->knobValue == 60000);
+    QVERIFY(find("L") && find("L")->usedValue == r.lipschitzFromData && find("L")->knobValue == 0.5);
+    QVERIFY(find("beta") && find("beta")->usedValue == r.betaUsed);
+    QVERIFY(find("sigma") && find("sigma")->usedValue == r.sigma && find("sigma")->reason.find("calibrated") != std::string::npos);
+    for (const KnobOverride& o : r.overrides) QVERIFY2(!o.reason.empty() && o.usedValue != o.knobValue, o.knob.c_str());
+    // DP-SGD at its knobs uses the user's L and σ: no override for them.
+    TrainerConfig plain = baseConfig(Mechanism::kDpSgd);
+    plain.knobs.n = split->train.size();
+    auto dpsgd = Trainer::create(plain, split);
+    for (const KnobOverride& o : (*dpsgd)->resolved().overrides) {
+      QVERIFY2(o.knob != "L" && o.knob != "sigma" && o.knob != "n", o.knob.c_str());
+    }
+  }
+
+  // A sampler set on the knobs replaces the mechanism's own, and its accountant says whether
+  // the analysis still holds.
+  void samplingKnobReplacesTheMechanismsSampler() {
+    auto split = clusterSplit();
+    TrainerConfig c = baseConfig(Mechanism::kDpSgd);
+    c.knobs.sampling = Sampling::kShuffle;
+    auto trainer = Trainer::create(c, split);
+    QVERIFY(trainer.isOk());
+    QCOMPARE((*trainer)->resolved().sampling, Sampling::kShuffle);
+    QVERIFY(!(*trainer)->resolved().violations.empty());  // rdp assumes Poisson sampling
+    const std::int64_t passes = (*trainer)->resolved().epochs;
+    QCOMPARE((*trainer)->resolved().steps, passes * (*trainer)->resolved().stepsPerEpoch);
+    auto result = (*trainer)->run();
+    QVERIFY(result.isOk());
+    // Whole passes: every record is used once per pass.
+    QCOMPARE(result->examplesProcessed, passes * split->train.size());
+  }
+
+  // sgld-posterior reports the step-weighted average of its iterates after the burn-in.
+  void posteriorAverageAfterBurnIn() {
+    auto split = clusterSplit();
+    TrainerConfig c = baseConfig(Mechanism::kSgldPosterior);
+    c.knobs.eta = 0.05;
+    c.epochs = 6;
+    c.posteriorBurnIn = 0.5;
+    auto result = (*Trainer::create(c, split))->run();
+    QVERIFY(result.isOk());
+    QVERIFY(result->posteriorAverage.has_value());
+    const PosteriorAverage& a = *result->posteriorAverage;
+    QCOMPARE(a.burnInSteps, result->stepsDone / 2);
+    QCOMPARE(a.burnInSteps + a.averagedSteps, result->stepsDone);
+    DPX_COMPARE_REL(a.weightSum, 0.05 * static_cast<double>(a.averagedSteps), 1e-12);  // constant η
+    QVERIFY(a.testAccuracy > 0.8);  // four separable clusters: the average classifies them too
+    c.mechanism = Mechanism::kDpSgd;
+    QVERIFY(!(*Trainer::create(c, split))->run()->posteriorAverage.has_value());
+    c.posteriorBurnIn = 1.0;
+    QVERIFY(!Trainer::create(c, split).isOk());
   }
 
   void targetEpsilonIsNeverExceeded() {

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "pixel_util.h"
+
 #include "charts/chart_panel.h"
 
 using dpx::ui::ChartPanel;
@@ -66,11 +68,12 @@ class TestChartPanel : public QObject {
     const QString svg = dir.filePath(QStringLiteral("c.svg"));
     QVERIFY(panel.exportPng(png));
     QVERIFY(panel.exportSvg(svg));
-    QVERIFY(QFile(png).size() > 1000);
-    QVERIFY(QFile(svg).size() > 1000);
-    QFile svgFile(svg);
-    QVERIFY(svgFile.open(QIODevice::ReadOnly));
-    QVERIFY(svgFile.readAll().contains("<svg"));
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1200, 800));
+    QVERIFY(dpx::test::distinctColors(image) >= 8);
+    QVERIFY(dpx::test::inkShare(image) > 0.01);
+    QString why;
+    QVERIFY2(dpx::test::svgHasShapes(svg, 10, &why), qPrintable(why));
     QVERIFY(panel.curvesCsv().startsWith(QStringLiteral("curve,x,y\n")));
     QCOMPARE(panel.curvesCsv().count(QLatin1Char('\n')), 11);
     QCOMPARE(panel.curvesJson().value(QStringLiteral("curves")).toArray().size(), 1);

@@ -8,6 +8,7 @@
 
 using namespace dpx::core;
 using dpx::ui::ParameterModel;
+using dpx::ui::TrainerSettings;
 
 class TestParameterModel : public QObject {
   Q_OBJECT
@@ -74,6 +75,54 @@ class TestParameterModel : public QObject {
     QCOMPARE(model.params().n, std::int64_t(1000));
     model.undoStack()->undo();
     QCOMPARE(model.params().n, std::int64_t(60000));
+  }
+
+  // Loading data binds n (K follows so the epochs stay); undo leaves n a what-if, released.
+  void nBindsToTheDataSize() {
+    ParameterModel model;
+    const Params before = model.params();
+    QVERIFY(model.trainer().nFromData);
+    model.setDataSize(model.trainer().source, 1438);
+    QCOMPARE(model.params().n, std::int64_t(1438));
+    QCOMPARE(model.params().K, *stepsForEpochs(60, 1438, before.m));  // the 60 epochs of the defaults
+    QCOMPARE(nominalEpochs(model.params()), 60.0);
+    QCOMPARE(model.undoStack()->count(), 1);
+    model.undoStack()->undo();
+    QCOMPARE(model.params().n, before.n);
+    QVERIFY(!model.trainer().nFromData);
+    // Another source's size does not touch n.
+    model.setNFromData(true);
+    QCOMPARE(model.params().n, std::int64_t(1438));
+    model.setDataSize(QStringLiteral("builtin:breast-cancer"), 455);
+    QCOMPARE(model.params().n, std::int64_t(1438));
+    // Switching the source to it: n follows (after the event loop runs the binding).
+    TrainerSettings t = model.trainer();
+    t.source = QStringLiteral("builtin:breast-cancer");
+    model.setTrainer(t, QStringLiteral("dataset"));
+    QTRY_COMPARE(model.params().n, std::int64_t(455));
+    // Released: n is free and stays where the user puts it.
+    model.setNFromData(false);
+    model.setKnob(Knob::kN, 5000);
+    QCoreApplication::processEvents();
+    QCOMPARE(model.params().n, std::int64_t(5000));
+  }
+
+  void trainerSettingsAreUndoable() {
+    ParameterModel model;
+    QSignalSpy changed(&model, &ParameterModel::trainerChanged);
+    QSignalSpy params(&model, &ParameterModel::paramsChanged);
+    TrainerSettings t = model.trainer();
+    t.mechanisms = {QStringLiteral("cyclic")};
+    t.targetEpsilon = 2.0;
+    model.setTrainer(t, QStringLiteral("settings"));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(params.count(), 0);  // the knobs did not change: the charts are not recomputed
+    QCOMPARE(model.trainer().mechanisms, QStringList{QStringLiteral("cyclic")});
+    model.undoStack()->undo();
+    QCOMPARE(model.trainer().mechanisms.size(), 3);
+    QVERIFY(!model.trainer().targetEpsilon);
+    model.setTrainer(model.trainer(), QStringLiteral("no change"));
+    QCOMPARE(model.undoStack()->count(), 1);  // a no-op makes no step (the undone one is still there to redo)
   }
 
   void sliderScaleRoundTrips() {

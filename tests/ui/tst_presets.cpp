@@ -166,6 +166,7 @@ class TestPresets : public QObject {
     p.trainerData = QStringLiteral("/tmp/data with spaces.csv");
     p.trainerMechanisms = {QStringLiteral("cyclic"), QStringLiteral("outpert")};
     p.trainerEpochs = 2.5;
+    p.params.K = *dpx::core::stepsForEpochs(2.5, p.params.n, p.params.m);  // the trainer trains K's epochs
     const auto back = dpx::ui::parsePreset(dpx::ui::serializePreset(p), QStringLiteral("mine"));
     QVERIFY2(back.isOk(), back.isOk() ? "" : back.status().message().c_str());
     QVERIFY(*back == p);
@@ -286,8 +287,23 @@ class TestPresets : public QObject {
                                        << QStringList{"my.json: trainer.mechanisms[1]: "};
     QTest::newRow("trainer epochs") << validJson({}, q(" 'trainer': {'epochs': -3},"))
                                     << QStringList{"my.json: trainer.epochs: -3 is out of range"};
+    QTest::newRow("trainer epochs disagree with K") << validJson({}, q(" 'trainer': {'epochs': 20},"))
+                                                    << QStringList{"my.json: trainer.epochs: 20 epochs disagree with the "
+                                                                   "params (K = 3516 steps"};
     QTest::newRow("trainer not object") << validJson({}, q(" 'trainer': 'digits',"))
                                         << QStringList{"my.json: trainer: expected an object"};
+  }
+
+  // The trainer trains the epochs of K: trainer.epochs stands for K when the params give none.
+  void trainerEpochsSetKWhenTheParamsGiveNone() {
+    const QByteArray json = q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'test', 'params': {'n': 60000, "
+                              "'m': 256}, 'trainer': {'data': 'builtin:digits', 'epochs': 15}}");
+    const auto preset = dpx::ui::parsePreset(json, QStringLiteral("my.json"));
+    QVERIFY2(preset.isOk(), preset.isOk() ? "" : preset.status().message().c_str());
+    QCOMPARE(preset->params.K, std::int64_t(3516));  // ⌈15·60000/256⌉
+    QCOMPARE(dpx::core::nominalEpochs(preset->params), 15.0);
+    // Consistent with the params: accepted as it is.
+    QVERIFY(dpx::ui::parsePreset(validJson({}, q(" 'trainer': {'epochs': 15},")), QStringLiteral("my.json")).isOk());
   }
 
   void corrupted() {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <QAreaSeries>
 #include <QBuffer>
 #include <QChart>
 #include <QChartView>
@@ -112,6 +113,7 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_marker->setPen(markerPen);
   m_chart->addSeries(m_marker);
   attach(m_marker);
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitLogLabels(); });
 
 }
 
@@ -156,6 +158,12 @@ void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
     attach(curve.series);
     redraw(curve);
   }
+  for (auto& [id, band] : m_bands) {
+    for (QAbstractAxis* a : band.area->attachedAxes()) band.area->detachAxis(a);
+    band.area->attachAxis(m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear);
+    band.area->attachAxis(m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+    redrawBand(band);
+  }
   refreshAxes();
 }
 
@@ -196,6 +204,7 @@ void ChartPanel::applyStyle(Curve& curve) {
     pen.setWidthF(curve.style.width);
     pen.setStyle(penStyle);
     curve.series->setPen(pen);
+    curve.series->setPointsVisible(curve.style.markers);
   }
   for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) lm->setVisible(curve.style.inLegend);
 }
@@ -237,19 +246,46 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
                          .arg(point.x(), 0, 'g', 6)
                          .arg(point.y(), 0, 'g', 6);
       if (!found->second.style.tooltip.isEmpty()) text += QStringLiteral("<br>") + found->second.style.tooltip.toHtmlEscaped();
+      const Curve& hovered = found->second;
+      if (!hovered.pointNotes.isEmpty() && hovered.pointNotes.size() == hovered.points.size()) {
+        // The note of the nearest point in x (log distance on a log axis).
+        qsizetype best = 0;
+        double bestDistance = std::numeric_limits<double>::infinity();
+        for (qsizetype i = 0; i < hovered.points.size(); ++i) {
+          const double a = hovered.points[i].x();
+          const double distance = m_logX && a > 0.0 && point.x() > 0.0 ? std::fabs(std::log(a / point.x()))
+                                                                        : std::fabs(a - point.x());
+          if (distance < bestDistance) {
+            bestDistance = distance;
+            best = i;
+          }
+        }
+        text += QStringLiteral("<br>") + hovered.pointNotes[best].toHtmlEscaped();
+      }
       QToolTip::showText(QCursor::pos(), text);
     });
     for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
-      connect(marker, &QLegendMarker::clicked, this, [marker, series] {
-        series->setVisible(!series->isVisible());
+      connect(marker, &QLegendMarker::clicked, this, [this, id, marker, series] {
+        const bool visible = !series->isVisible();
+        series->setVisible(visible);
         marker->setVisible(true);
         QFont font = marker->font();
-        font.setStrikeOut(!series->isVisible());
+        font.setStrikeOut(!visible);
         marker->setFont(font);
-        marker->setLabelBrush(series->isVisible() ? QBrush(Qt::black) : QBrush(Qt::gray));
+        marker->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(Qt::gray));
+        const auto self = m_curves.find(id);
+        if (self == m_curves.end() || self->second.style.group.isEmpty()) return;
+        for (auto& [otherId, other] : m_curves) {
+          if (otherId != id && other.style.group == self->second.style.group) other.series->setVisible(visible);
+        }
       });
     }
-    if (style.hiddenAtFirst) {
+    const auto groupLeader = std::find_if(m_curves.begin(), m_curves.end(), [&](const auto& entry) {
+      return !style.group.isEmpty() && entry.second.style.group == style.group;
+    });
+    if (groupLeader != m_curves.end()) {
+      series->setVisible(groupLeader->second.series->isVisible());  // joins its group as it is
+    } else if (style.hiddenAtFirst) {
       series->setVisible(false);
       for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
         QFont font = marker->font();
@@ -265,7 +301,8 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   QVector<QPointF> clean = sanitizePoints(points, false, false, 0.0);
   const bool sameStyle = curve.style.color == style.color && curve.style.pen == style.pen &&
                          curve.style.width == style.width && curve.style.greyed == style.greyed &&
-                         curve.style.tooltip == style.tooltip && curve.style.inLegend == style.inLegend;
+                         curve.style.tooltip == style.tooltip && curve.style.inLegend == style.inLegend &&
+                         curve.style.markers == style.markers && curve.style.group == style.group;
   if (curve.label == label && sameStyle && curve.points == clean && curve.series->count() > 0) {
     return;  // a knob most curves do not read: no replace(), no repaint
   }
@@ -275,6 +312,72 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
   applyStyle(curve);
   redraw(curve);
+}
+
+void ChartPanel::setPointNotes(const QString& id, const QStringList& notes) {
+  const auto it = m_curves.find(id);
+  if (it != m_curves.end()) it->second.pointNotes = notes;
+}
+
+void ChartPanel::setBand(const QString& id, const QVector<QPointF>& lower, const QVector<QPointF>& upper,
+                         const QColor& color) {
+  auto it = m_bands.find(id);
+  if (it == m_bands.end()) {
+    Band band;
+    band.lower = new QLineSeries(this);  // the area series does not own its edges
+    band.upper = new QLineSeries(this);
+    band.area = new QAreaSeries(band.upper, band.lower);
+    m_chart->addSeries(band.area);
+    band.area->attachAxis(m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear);
+    band.area->attachAxis(m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+    for (QLegendMarker* lm : m_chart->legend()->markers(band.area)) lm->setVisible(false);
+    it = m_bands.emplace(id, band).first;
+  }
+  Band& band = it->second;
+  band.lowerPoints = sanitizePoints(lower, false, false, 0.0);
+  band.upperPoints = sanitizePoints(upper, false, false, 0.0);
+  QColor fill = color;
+  fill.setAlpha(50);
+  band.area->setBrush(fill);
+  QPen edge(color.lighter(140));
+  edge.setWidthF(0.8);
+  band.area->setPen(edge);
+  redrawBand(band);
+}
+
+void ChartPanel::redrawBand(Band& band) {
+  // Both edges need the same points: drop an x where either side has no finite value.
+  const QVector<QPointF> lo = sanitizePoints(band.lowerPoints, m_logX, m_logY, m_logFloor);
+  const QVector<QPointF> hi = sanitizePoints(band.upperPoints, m_logX, m_logY, m_logFloor);
+  QVector<QPointF> keptLo;
+  QVector<QPointF> keptHi;
+  for (const QPointF& a : lo) {
+    for (const QPointF& b : hi) {
+      if (a.x() == b.x()) {
+        keptLo.push_back(a);
+        keptHi.push_back(b);
+        break;
+      }
+    }
+  }
+  band.lower->replace(keptLo);
+  band.upper->replace(keptHi);
+}
+
+void ChartPanel::removeBand(const QString& id) {
+  auto it = m_bands.find(id);
+  if (it == m_bands.end()) return;
+  m_chart->removeSeries(it->second.area);
+  delete it->second.area;
+  delete it->second.lower;
+  delete it->second.upper;
+  m_bands.erase(it);
+}
+
+QStringList ChartPanel::bandIds() const {
+  QStringList ids;
+  for (const auto& [id, band] : m_bands) ids << id;
+  return ids;
 }
 
 void ChartPanel::removeCurve(const QString& id) {
@@ -355,6 +458,18 @@ void ChartPanel::refreshAxes() {
       yMax = std::max(yMax, y);
     }
   }
+  for (const auto& [id, band] : m_bands) {
+    for (const QVector<QPointF>* edge : {&band.lowerPoints, &band.upperPoints}) {
+      for (const QPointF& p : *edge) {
+        if (m_logX && p.x() <= 0.0) continue;
+        const double y = m_logY ? std::max(p.y(), m_logFloor) : p.y();
+        xMin = std::min(xMin, p.x());
+        xMax = std::max(xMax, p.x());
+        yMin = std::min(yMin, y);
+        yMax = std::max(yMax, y);
+      }
+    }
+  }
   if (!std::isfinite(xMin)) {
     xMin = m_logX ? 1.0 : 0.0;
     xMax = m_logX ? 10.0 : 1.0;
@@ -392,9 +507,10 @@ void ChartPanel::refreshAxes() {
     m_yLog->setRange(yMin, yMax);
   } else {
     m_yLinear->setRange(yMin, yMax);
-    if (!m_fixedY) m_yLinear->applyNiceNumbers();
+    m_yLinear->applyNiceNumbers();  // a fixed [0, 1] gets ticks at 0.2, not 0.333333
   }
 
+  fitLogLabels();
   if (m_markerX && (!m_logX || *m_markerX > 0.0)) {
     m_marker->replace(QList<QPointF>{{*m_markerX, yMin}, {*m_markerX, yMax}});
     m_marker->setVisible(true);
@@ -404,6 +520,30 @@ void ChartPanel::refreshAxes() {
   }
   // After the series' visibility: QLegend shows a series' marker again when it becomes visible.
   for (QLegendMarker* lm : m_chart->legend()->markers(m_marker)) lm->setVisible(false);
+}
+
+// A log axis labels every power of its base. Eight decades under a 250-pixel plot leave ~30
+// pixels per "1e+04", which Qt elides to "1e+…": label every second or third decade instead, so
+// each label has room. Re-run when the plot is resized.
+void ChartPanel::fitLogLabels() {
+  auto baseFor = [](double lo, double hi, double pixels, double pixelsPerLabel) {
+    if (!(lo > 0.0) || !(hi > lo) || !(pixels > 0.0)) return 10.0;
+    const double decades = std::log10(hi / lo);
+    const double labels = std::max(1.0, pixels / pixelsPerLabel);
+    return std::pow(10.0, std::max(1.0, std::ceil(decades / labels)));
+  };
+  const QRectF plot = m_chart->plotArea();
+  const double xBase = baseFor(m_xLog->min(), m_xLog->max(), plot.width(), 52.0);
+  const double yBase = baseFor(m_yLog->min(), m_yLog->max(), plot.height(), 22.0);
+  // Minor ticks: 2…9 within a decade for base 10; for a wider base, one per skipped decade
+  // (Qt's automatic minor ticks would draw base − 2 of them, a grey wash).
+  auto apply = [](QLogValueAxis* axis, double base) {
+    if (axis->base() == base) return;
+    axis->setBase(base);
+    axis->setMinorTickCount(base == 10.0 ? -1 : static_cast<int>(std::lround(std::log10(base))) - 1);
+  };
+  apply(m_xLog, xBase);
+  apply(m_yLog, yBase);
 }
 
 QImage ChartPanel::render(const QSize& size) const {
@@ -423,6 +563,16 @@ QByteArray ChartPanel::pngBytes(const QSize& size) const {
   render(size).save(&buffer, "PNG");
   return bytes;
 }
+
+void ChartPanel::setHeading(const QString& heading) {
+  if (m_chart->title() != heading) m_chart->setTitle(heading);
+}
+
+QRect ChartPanel::plotRect() const {
+  return m_view->mapFromScene(m_chart->mapToScene(m_chart->plotArea())).boundingRect();
+}
+
+QImage ChartPanel::grabView() const { return m_view->grab().toImage(); }
 
 bool ChartPanel::exportPng(const QString& path, const QSize& size) const { return render(size).save(path, "PNG"); }
 

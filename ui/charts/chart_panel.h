@@ -27,6 +27,7 @@ class QValueAxis;
 class QLogValueAxis;
 class QXYSeries;
 class QLineSeries;
+class QAreaSeries;
 class QLabel;
 class QToolButton;
 QT_END_NAMESPACE
@@ -38,10 +39,14 @@ struct CurveStyle {
   Qt::PenStyle pen = Qt::SolidLine;
   qreal width = 2.0;
   bool scatter = false;   // points instead of a line
+  bool markers = false;   // a line with its points marked
   bool greyed = false;    // assumptions fail: drawn light and dashed
   QString tooltip;        // shown on hover
   bool inLegend = true;
   bool hiddenAtFirst = false;  // starts toggled off in the legend (click to show)
+  // Curves of one group show and hide together when any of their legend entries is clicked
+  // (e.g. an accountant's f_{ε,δ} with its f_α, which has no legend entry of its own).
+  QString group;
 };
 
 // Removes non-finite points; on a log axis, clamps values at or below zero to `floor`.
@@ -72,6 +77,14 @@ class ChartPanel : public QWidget {
   void setLegendOnRight(bool right);
 
   void setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style);
+  // Per-point notes shown when the pointer is over that point of the curve (same length as its
+  // points; e.g. each frontier point's σ and seeds).
+  void setPointNotes(const QString& id, const QStringList& notes);
+  // A shaded band between two curves with the same x values (a min–max spread); not in the
+  // legend: the curve it surrounds is.
+  void setBand(const QString& id, const QVector<QPointF>& lower, const QVector<QPointF>& upper, const QColor& color);
+  void removeBand(const QString& id);
+  QStringList bandIds() const;
   void removeCurve(const QString& id);
   void removeCurvesExcept(const QSet<QString>& keep);
   QStringList curveIds() const;
@@ -101,8 +114,14 @@ class ChartPanel : public QWidget {
   QString curvesCsv() const;
   QJsonObject curvesJson() const;
   QString title() const { return m_title; }
+  // The title drawn over the chart (title() stays the chart's name in menus and exports).
+  void setHeading(const QString& heading);
 
   QChartView* view() const { return m_view; }
+  // The plot area (inside the axes) in view() coordinates: where the curves are drawn.
+  QRect plotRect() const;
+  // What is on screen now, in view() coordinates (tests look at the pixels).
+  QImage grabView() const;
 
  Q_SIGNALS:
   void exportRequested(ChartPanel* panel);
@@ -113,7 +132,17 @@ class ChartPanel : public QWidget {
     QString label;
     QVector<QPointF> points;
     CurveStyle style;
+    QStringList pointNotes;
   };
+  struct Band {
+    QAreaSeries* area = nullptr;
+    QLineSeries* lower = nullptr;
+    QLineSeries* upper = nullptr;
+    QVector<QPointF> lowerPoints;
+    QVector<QPointF> upperPoints;
+  };
+  void redrawBand(Band& band);
+  void fitLogLabels();
   void attach(QXYSeries* series);
   void applyStyle(Curve& curve);
   void redraw(Curve& curve);
@@ -133,6 +162,7 @@ class ChartPanel : public QWidget {
   std::optional<std::pair<double, double>> m_fixedX;
   std::optional<std::pair<double, double>> m_fixedY;
   std::map<QString, Curve> m_curves;
+  std::map<QString, Band> m_bands;
   QStringList m_order;  // insertion order, for exports
   QLineSeries* m_marker;
   std::optional<double> m_markerX;

@@ -16,7 +16,23 @@ CurveStyle styleFor(const PlotCurve& curve) {
   style.tooltip = QString::fromStdString(curve.tooltip);
   // Variants are there to teach; they start hidden so the headline bounds set the scale.
   style.hiddenAtFirst = curve.dashed && curve.id.find(':') != std::string::npos && curve.id.rfind("fed:", 0) != 0 &&
-                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0;
+                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0 &&
+                        curve.id.rfind("renyi:", 0) != 0;
+  if (curve.id.rfind("renyi:", 0) == 0) {  // what one Rényi order alone certifies: dotted, beside f_{ε,δ}
+    style.pen = Qt::DotLine;
+    style.width = 1.8;
+    style.inLegend = false;  // its accountant's f_{ε,δ} entry shows and hides both
+  }
+  if (curve.id.rfind("renyi:", 0) == 0 || curve.id.rfind("fed:", 0) == 0) {
+    style.group = QString::fromStdString("tradeoff:" + curve.accountant);
+  }
+  if (curve.id == "current") style.color = QColor(20, 20, 20);
+  if (curve.id.rfind("limit:", 0) == 0) {
+    // One legend entry ("analyses' limits") shows and hides every limit line; each line's
+    // tooltip names its bound and paper.
+    style.group = QStringLiteral("limits");
+    style.inLegend = !curve.label.empty();
+  }
   return style;
 }
 
@@ -58,8 +74,8 @@ ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
   m_tradeoff->setObjectName(QStringLiteral("tradeoffChart"));
   m_tradeoff->setFixedRange(Qt::Horizontal, std::make_pair(0.0, 1.0));
   m_tradeoff->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
-  m_stepsize = new ChartPanel(QStringLiteral("Step-size bounds (seed 004, Fig. 1)"), QStringLiteral("target ε"),
-                              QStringLiteral("largest step size η"), parent);
+  m_stepsize = new ChartPanel(QStringLiteral("Step sizes that meet a target ε"), QStringLiteral("target ε"),
+                              QStringLiteral("step size η"), parent);
   m_stepsize->setObjectName(QStringLiteral("stepsizeChart"));
   m_stepsize->setLogAxis(Qt::Horizontal, true);
   m_stepsize->setLogAxis(Qt::Vertical, true);
@@ -79,6 +95,8 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
   m_rdp->setMarker(s.params.alpha, QStringLiteral("α"));
   m_rdp->refreshAxes();
   m_tradeoffCurves = s.tradeoffCurves;
+  m_tradeoff->setHeading(QStringLiteral("Trade-off: f_{ε,δ} solid, f_α at α = %1 dotted")
+                             .arg(QString::fromStdString(core::formatNumber(s.params.alpha, 4))));
   redrawTradeoff();
   Q_EMIT updated();
 }
@@ -106,35 +124,42 @@ void ExplorerCharts::clearPld() {
 
 void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
   std::vector<PlotCurve> curves = s.curves;
-  if (!s.curves.empty() && !s.curves.front().x.empty()) {
-    const double lo = s.curves.front().x.front();
-    const double hi = s.curves.front().x.back();
-    for (const core::accounting::StepSizeLimit& l : s.limits) {
-      if (l.id == "sgmcmc_upper") continue;  // N/L² is far above every other line
-      PlotCurve c;
-      c.id = "limit:" + l.id;
-      // The legend keeps the bound and its paper ("η < 1/β (seed 000)"); the tooltip says which
-      // result it comes from — the full label does not fit beside the chart.
-      const std::size_t comma = l.label.find(',', l.label.find(" (seed"));
-      c.label = comma == std::string::npos ? l.label : l.label.substr(0, comma) + ")";
-      c.dashed = true;
-      c.tooltip = "smoothness limit (SPEC §2.8): " + l.label + " = " + core::formatNumber(l.eta, 4);
-      c.x = {lo, hi};
-      c.y = {l.eta, l.eta};
-      curves.push_back(std::move(c));
+  for (PlotCurve& c : curves) {
+    // "sgld: smallest η (Ryffel et al. 2022, Thm 3.1)": the legend keeps what, the tooltip why.
+    const std::size_t paren = c.label.find(" (");
+    if ((c.id == "sgld" || c.id == "cyclic") && paren != std::string::npos) {
+      c.tooltip = c.label + ". " + c.tooltip;
+      c.label = c.label.substr(0, paren);
     }
-    PlotCurve current;
-    current.id = "current";
-    current.label = "current η = " + core::formatNumber(s.params.eta, 4);
-    current.accountant = "pld";
-    current.x = {lo, hi};
-    current.y = {s.params.eta, s.params.eta};
-    current.tooltip = s.epsilonAtCurrentEta ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) +
-                                                  " (sgmcmc, fixed step)"
-                                            : "the current step size";
-    curves.push_back(std::move(current));
   }
+  // The lines span the chart's target range, [ε/20, 20ε] around the reference ε.
+  const double lo = s.referenceEpsilon / kStepsizeSpread;
+  const double hi = s.referenceEpsilon * kStepsizeSpread;
+  for (const core::accounting::StepSizeLimit& l : s.limits) {
+    if (l.id == "sgmcmc_upper") continue;  // N/L² is far above every other line
+    PlotCurve c;
+    c.id = "limit:" + l.id;
+    // Six bounds with their papers do not fit beside the chart: the tooltip of each line says
+    // which it is ("η < 1/β (Ryffel et al. 2022, Lemma 3.3) = 1"); the legend has one entry.
+    c.label = "η limits (hover a line)";
+    c.dashed = true;
+    c.tooltip = "step-size limit of an analysis: " + l.label + " = " + core::formatNumber(l.eta, 4);
+    if (curves.size() > s.curves.size()) c.label.clear();  // one legend entry for all the limits
+    c.x = {lo, hi};
+    c.y = {l.eta, l.eta};
+    curves.push_back(std::move(c));
+  }
+  PlotCurve current;
+  current.id = "current";
+  current.label = "current η = " + core::formatNumber(s.params.eta, 4);
+  current.x = {lo, hi};
+  current.y = {s.params.eta, s.params.eta};
+  current.tooltip = s.epsilonAtCurrentEta ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) +
+                                                " (sgmcmc, fixed step)"
+                                          : "the current step size";
+  curves.push_back(std::move(current));
   showCurves(m_stepsize, curves);
+  m_stepsize->setMarker(s.referenceEpsilon, QStringLiteral("target ε"));
   m_stepsize->setMessage(s.error.empty() ? QString() : QString::fromStdString(s.error));
   m_stepsize->refreshAxes();
 }

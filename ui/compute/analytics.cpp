@@ -23,6 +23,15 @@ std::int64_t epsilonAxisMaxSteps(const core::Params& params) {
   return std::clamp<std::int64_t>(10 * params.K, 100, maxK);
 }
 
+std::optional<double> tableEpsilon(const core::Params& params, Conversion conversion) {
+  EpsilonOptions options;
+  options.conversion = conversion;
+  const Accountant* rdp = findAccountant("rdp");
+  auto e = rdp ? rdp->epsilon(params, options) : core::Result<EpsilonResult>(core::Status::notApplicable("no rdp"));
+  if (!e) return std::nullopt;
+  return e->epsilon;
+}
+
 unsigned accountantColor(const std::string& id) {
   if (id == "rdp") return 0x1f77b4;
   if (id == "gdp") return 0xff7f0e;
@@ -43,14 +52,17 @@ std::string violationsText(const std::vector<Violation>& violations) {
   return text;
 }
 
-AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis) {
+AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis, bool fixedAlpha) {
   const auto start = std::chrono::steady_clock::now();
   AnalyticsSnapshot s;
   s.params = params;
   s.conversion = conversion;
   s.epochsAxis = epochsAxis;
+  s.fixedAlpha = fixedAlpha;
   EpsilonOptions options;
   options.conversion = conversion;
+  EpsilonOptions atAlpha = options;
+  atAlpha.fixedAlpha = params.alpha;
 
   std::vector<const Accountant*> analytic;
   for (const Accountant* a : allAccountants()) {
@@ -75,6 +87,10 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     } else {
       row.error = eps.status().message();
     }
+    if (a.hasRdp()) {
+      if (auto total = a.rdp(params, params.alpha)) row.rdpAtAlpha = *total;
+      if (auto single = a.epsilon(params, atAlpha)) row.epsilonAtAlpha = *single;
+    }
   });
 
   // ε vs K (or epochs), one curve per analytic accountant plus the sgld composition baseline.
@@ -84,7 +100,8 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
   ks.push_back(static_cast<double>(params.K));
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  const std::vector<AccountantCurve> curves = epsilonCurves(analytic, params, CurveVariable::kSteps, ks, options);
+  const std::vector<AccountantCurve> curves =
+      epsilonCurves(analytic, params, CurveVariable::kSteps, ks, fixedAlpha ? atAlpha : options);
   const double toEpochs = static_cast<double>(params.m) / static_cast<double>(params.n);
   s.currentX = epochsAxis ? static_cast<double>(params.K) * toEpochs : static_cast<double>(params.K);
   auto axisValue = [&](double k) { return epochsAxis ? k * toEpochs : k; };
@@ -93,9 +110,12 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     PlotCurve c;
     c.id = row.id;
     c.accountant = row.id;
-    c.label = row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "");
+    const bool single = fixedAlpha && analytic[i]->hasRdp();
+    c.label = row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "") +
+              (single ? " (α = " + core::formatNumber(params.alpha, 4) + ")" : "");
     c.greyed = !row.violations.empty();
-    c.tooltip = c.greyed ? violationsText(row.violations) : row.name;
+    c.tooltip = c.greyed ? violationsText(row.violations)
+                         : row.name + (single ? ": converted at the α knob only, not the best order" : "");
     for (std::size_t k = 0; k < ks.size(); ++k) {
       if (!curves[i].epsilon[k]) continue;
       c.x.push_back(axisValue(ks[k]));
@@ -113,9 +133,9 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
   };
   const VariantCurve variants[] = {
       {"sgld", "baseline", "sgld composition baseline",
-       "seed 000, Discussion after Cor. 3.3: ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"},
-      {"cyclic", "bounded-domain", "cyclic, bounded domain (Thm 4.4)",
-       "seed 001 Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain diameter D"},
+       "Ryffel, Bach & Pointcheval 2022, Discussion after Cor. 3.3: ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"},
+      {"cyclic", "bounded-domain", "cyclic, bounded domain",
+       "Kong & Ribero 2024, Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain diameter D"},
   };
   for (const VariantCurve& v : variants) {
     const Accountant* a = findAccountant(v.accountant);
@@ -178,7 +198,7 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
         g.accountant = "gdp";
         g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (gdp)";
         g.greyed = !row.violations.empty();
-        g.tooltip = g.greyed ? violationsText(row.violations) : "seed 003: Gaussian trade-off of the CLT";
+        g.tooltip = g.greyed ? violationsText(row.violations) : "Bu, Dong, Long & Su 2020: Gaussian trade-off of the CLT";
         for (double x : grid) {
           g.x.push_back(x);
           g.y.push_back(gaussianTradeoff(v.value, x));
@@ -192,17 +212,42 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     PlotCurve f;
     f.id = "fed:" + row.id;
     f.accountant = row.id;
-    f.label = "f_{ε,δ} " + row.id + " (ε = " + core::formatNumber(row.epsilon->epsilon, 3) + ")";
+    f.label = row.id + " (ε = " + core::formatNumber(row.epsilon->epsilon, 3) + ")";
     f.greyed = !row.violations.empty();
     f.dashed = row.id == "gdp";
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "seed 003 eq. 2.1: the trade-off every (" + core::formatNumber(row.epsilon->epsilon, 4) +
+                         : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" + core::formatNumber(row.epsilon->epsilon, 4) +
                                ", δ)-DP mechanism meets";
     for (double x : grid) {
       f.x.push_back(x);
       f.y.push_back(epsilonDeltaTradeoff(row.epsilon->epsilon, params.delta, x));
     }
     s.tradeoffCurves.push_back(std::move(f));
+  }
+  // The trade-off each RDP accountant's ε_α at the α knob implies on its own (the data-processing
+  // inequality for Rényi divergence, Balle et al. 2020): below the envelope over all orders.
+  std::vector<PlotCurve> slices(analytic.size());
+  tbb::parallel_for(std::size_t{0}, analytic.size(), [&](std::size_t i) {
+    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(analytic[i]);
+    if (!rdpBased) return;
+    auto curve = renyiTradeoffCurve(*rdpBased, params, grid, atAlpha);
+    if (!curve) return;
+    const AccountantSummary& row = s.accountants[i];
+    PlotCurve& f = slices[i];
+    f.id = "renyi:" + row.id;
+    f.accountant = row.id;
+    f.label = "f_α " + row.id + " (α = " + core::formatNumber(params.alpha, 4) + ")";
+    f.greyed = !row.violations.empty();
+    f.dashed = true;
+    f.tooltip = f.greyed ? violationsText(row.violations)
+                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) + " at α = " +
+                               core::formatNumber(params.alpha, 4) +
+                               " alone certifies (Balle et al. 2020, Rényi DP as hypothesis testing)";
+    f.x = curve->typeOne;
+    f.y = curve->typeTwo;
+  });
+  for (PlotCurve& f : slices) {
+    if (!f.id.empty()) s.tradeoffCurves.push_back(std::move(f));
   }
   s.computeMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;

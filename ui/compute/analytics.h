@@ -3,7 +3,9 @@
 //  * every analytic accountant's ε at δ, native parameters and violated assumptions;
 //  * ε vs K (or epochs) for each of them, with the current K marked (SPEC §3 chart 1);
 //  * total RDP ε_α vs α for the RDP accountants (chart 2);
-//  * the trade-off plane: identity, G_μ of `gdp` and f_{ε,δ} of every accountant (chart 3).
+//  * the trade-off plane: identity, G_μ of `gdp`, f_{ε,δ} of every accountant and, for the RDP
+//    accountants, the curve their ε_α at the α knob alone implies (Balle et al. 2020) (chart 3);
+//  * at the α knob: each RDP accountant's ε_α and the (ε, δ) of converting that single order.
 // The exact `pld` results and the step-size curves are slower and have their own jobs.
 #pragma once
 
@@ -38,6 +40,9 @@ struct AccountantSummary {
   std::vector<core::accounting::Violation> violations;
   std::vector<core::accounting::NativeValue> native;
   std::vector<std::string> assumptions;
+  // RDP accountants at the α knob alone: the total ε_α and the (ε, δ) of converting that one order.
+  std::optional<double> rdpAtAlpha;
+  std::optional<core::accounting::EpsilonResult> epsilonAtAlpha;
 };
 
 struct AnalyticsSnapshot {
@@ -45,6 +50,7 @@ struct AnalyticsSnapshot {
   core::Params params;
   core::accounting::Conversion conversion = core::accounting::Conversion::kImproved;
   bool epochsAxis = false;
+  bool fixedAlpha = false;  // ε curves of the RDP accountants at the α knob only
   std::vector<AccountantSummary> accountants;
   std::vector<PlotCurve> epsilonCurves;
   double currentX = 0.0;  // K or epochs of the run
@@ -58,7 +64,11 @@ inline constexpr int kEpsilonCurvePoints = 300;
 inline constexpr int kTradeoffPoints = 300;
 
 AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion,
-                                   bool epochsAxis);
+                                   bool epochsAxis, bool fixedAlpha = false);
+
+// The ε the accountant table shows in its rdp row (the DP-SGD baseline): the trainer's default
+// calibration target. Nullopt when rdp has no answer for these knobs.
+std::optional<double> tableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
 
 // The largest K shown on the ε-vs-K chart: ten times the run, at least 100, at most 10⁷.
 std::int64_t epsilonAxisMaxSteps(const core::Params& params);

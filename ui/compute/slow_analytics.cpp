@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "accounting/pld_accountant.h"
-#include "accounting/sgmcmc_accountant.h"
+#include "accounting/stepsize_chart.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 
@@ -91,50 +91,30 @@ std::optional<StepsizeSnapshot> computeStepsize(const core::Params& params, doub
   s.params = params;
   s.referenceEpsilon = referenceEpsilon;
   s.limits = stepSizeLimits(params);
-  std::vector<double> epsilons;
-  for (int i = 0; i < kStepsizePoints; ++i) {
-    epsilons.push_back(std::exp(std::log(0.02) + (std::log(2.0) - std::log(0.02)) * i / (kStepsizePoints - 1)));
+  StepSizeChartOptions options;
+  options.control.cancel = &cancel;
+  options.control.progress = progress;
+  const std::vector<double> targets = stepSizeTargets(referenceEpsilon, kStepsizePoints, kStepsizeSpread);
+  core::Result<StepSizeChart> chart = stepSizeChart(params, targets, referenceEpsilon, options);
+  if (cancel || (!chart && chart.status().code() == core::StatusCode::kCancelled)) return std::nullopt;
+  if (!chart) {
+    s.error = chart.status().message();
+  } else {
+    s.error = chart->message;
+    s.epsilonAtCurrentEta = chart->epsilonAtCurrentEta;
+    for (StepSizeChartCurve& c : chart->curves) {
+      PlotCurve curve;
+      curve.id = std::move(c.id);
+      curve.label = std::move(c.label);
+      curve.accountant = std::move(c.accountant);
+      curve.x = std::move(c.epsilon);
+      curve.y = std::move(c.eta);
+      curve.greyed = c.greyed;
+      curve.dashed = c.dashed;
+      curve.tooltip = std::move(c.note);
+      s.curves.push_back(std::move(curve));
+    }
   }
-  PlotCurve exactFixed{"exact_fixed", "exact, fixed η (rdp)", "sgmcmc", {}, {}, false, false,
-                       "largest constant η whose run has rdp ε ≤ target"};
-  PlotCurve exactDecreasing{"exact_decreasing", "exact, η₁ of η₁t^(−1/3)", "sgmcmc", {}, {}, false, false,
-                            "largest first step of the decreasing schedule (heterogeneous composition)"};
-  PlotCurve liFixed{"li_fixed", "Li et al. Thm 4 (c fixed)", "sgmcmc", {}, {}, false, true,
-                    "closed form with c derived at the reference ε"};
-  PlotCurve liDecreasing{"li_decreasing", "Li et al. Thm 3 at t = 1 (c₂ fixed)", "sgmcmc", {}, {}, false, true,
-                         "closed form with c₂ derived at the reference ε"};
-  PlotCurve wang{"wang", "Wang et al. 2015", "", {}, {}, false, true, "ε²N / (128 L² T log(2.5T/δ) log(2/δ))"};
-  // The closed forms hold c and c₂ at their values for the reference ε (seed 004 Fig. 1).
-  auto reference = analyzeStepSize(params, referenceEpsilon);
-  if (!reference) {
-    s.error = reference.status().message();
-    return s;
-  }
-  const double T = static_cast<double>(params.K);
-  const double N = static_cast<double>(params.n);
-  const double logInvDelta = -std::log(params.delta);
-  // One ε at a time, so a newer request can cancel between points.
-  for (std::size_t i = 0; i < epsilons.size(); ++i) {
-    if (cancel) return std::nullopt;
-    const double eps = epsilons[i];
-    auto a = analyzeStepSize(params, eps);
-    progress(static_cast<double>(i + 1) / static_cast<double>(epsilons.size() + 1));
-    if (!a) continue;
-    exactFixed.x.push_back(eps);
-    exactFixed.y.push_back(a->exactFixed);
-    exactDecreasing.x.push_back(eps);
-    exactDecreasing.y.push_back(a->exactDecreasingEta1);
-    liFixed.x.push_back(eps);
-    liFixed.y.push_back(eps * eps * N / (reference->c * reference->c * params.L * params.L * T * logInvDelta));
-    liDecreasing.x.push_back(eps);
-    liDecreasing.y.push_back(eps * eps * N /
-                             (reference->c2 * reference->c2 * params.L * params.L * std::pow(T, 2.0 / 3.0) * logInvDelta));
-    wang.x.push_back(eps);
-    wang.y.push_back(a->wang);
-  }
-  s.curves = {exactFixed, exactDecreasing, liFixed, liDecreasing, wang};
-  SgmcmcAccountant sgmcmc;
-  if (auto e = sgmcmc.epsilon(params)) s.epsilonAtCurrentEta = e->epsilon;
   progress(1.0);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;

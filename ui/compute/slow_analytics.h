@@ -1,7 +1,9 @@
 // The slower views, each computed by its own background job with progress and cancellation:
 //  * the exact `pld` accountant: its ε bracket, the exact trade-off curve, and the ε-vs-K bracket
 //    on a fixed loss grid (so the curve is monotone);
-//  * seed 004's step-size bounds vs ε (Fig. 1 style) with the §2.8 smoothness limits.
+//  * the step-size chart (core/accounting/stepsize_chart.h): η against the target ε for SG-MCMC
+//    (Li, Chen, Liu & Carin 2019, Fig. 1 style; Wang, Fienberg & Smola 2015), `sgld` and `cyclic`,
+//    with the smoothness limits on η.
 #pragma once
 
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "accounting/stepsize_analysis.h"
+#include "accounting/stepsize_chart.h"
 #include "compute/analytics.h"
 
 namespace dpx::ui {
@@ -34,14 +37,19 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
 struct StepsizeSnapshot {
   core::Params params;
   double referenceEpsilon = 1.0;
-  std::vector<PlotCurve> curves;  // x = ε, y = η
+  // x = ε, y = η. Ids: exact_fixed, exact_decreasing, li_fixed, li_decreasing, wang (SG-MCMC),
+  // sgld, cyclic; the tooltip says what a curve is and why a target has no point on it.
+  std::vector<PlotCurve> curves;
   std::vector<core::accounting::StepSizeLimit> limits;
   std::optional<double> epsilonAtCurrentEta;
   std::string error;
   double milliseconds = 0.0;
 };
 
+// Targets: kStepsizePoints log-spaced over [ε/kStepsizeSpread, ε·kStepsizeSpread] around the
+// reference ε (the calibration target).
 inline constexpr int kStepsizePoints = 18;
+inline constexpr double kStepsizeSpread = 20.0;
 
 std::optional<StepsizeSnapshot> computeStepsize(const core::Params& params, double referenceEpsilon,
                                                 const std::atomic<bool>& cancel,

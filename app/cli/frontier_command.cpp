@@ -1,0 +1,223 @@
+// dpx frontier: test accuracy against ε (or against epochs at a fixed ε) for several mechanisms,
+// every point a run calibrated to its target and averaged over seeds.
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "cli.h"
+#include "commands.h"
+#include "common/format.h"
+#include "io/json_writer.h"
+#include "training/frontier.h"
+#include "training_support.h"
+
+namespace dpx::cli {
+
+using core::formatNumber;
+using core::JsonWriter;
+using core::Result;
+using core::Status;
+using namespace core::training;
+
+namespace {
+
+constexpr int kDefaultPoints = 10;
+
+void addFrontierOptions(QCommandLineParser& parser) {
+  addTrainingOptions(parser);
+  addOption(parser, QStringLiteral("mechanisms"),
+            QStringLiteral("comma-separated private mechanisms (default dp-sgld,dp-sgd): dp-sgld, dp-sgd, cyclic, "
+                           "outpert, sgld-posterior"),
+            QStringLiteral("list"));
+  addOption(parser, QStringLiteral("epsilons"),
+            QStringLiteral("target ε of each point (vary epsilon); with --vary epochs the fixed ε. Default: "
+                           "--points targets log-spaced over [E/8, 8E] around --target-epsilon E"),
+            QStringLiteral("list"));
+  addOption(parser, QStringLiteral("points"), QStringLiteral("points of a default grid, 2-64 (default 10)"),
+            QStringLiteral("P"));
+  addOption(parser, QStringLiteral("seeds"), QStringLiteral("runs per point, 1-50 (default 3)"), QStringLiteral("S"));
+  addOption(parser, QStringLiteral("vary"), QStringLiteral("epsilon (default) | epochs"), QStringLiteral("what"));
+  addOption(parser, QStringLiteral("epochs-list"),
+            QStringLiteral("vary epochs: the epochs of each point (default: --points values over [E/8, 8E] "
+                           "around --epochs)"),
+            QStringLiteral("list"));
+  addOption(parser, QStringLiteral("csv"), QStringLiteral("CSV output, one row per point"));
+}
+
+Result<std::vector<Mechanism>> mechanismsFromParser(const QCommandLineParser& parser) {
+  const QString text = parser.isSet(QStringLiteral("mechanisms")) ? parser.value(QStringLiteral("mechanisms"))
+                                                                   : QStringLiteral("dp-sgld,dp-sgd");
+  std::vector<Mechanism> out;
+  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    const auto m = parseMechanism(toStd(part.trimmed()));
+    if (!m || !isPrivate(*m)) {
+      return Status::invalidArgument("--mechanisms: '" + toStd(part) +
+                                     "' is not a private mechanism (dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior)");
+    }
+    out.push_back(*m);
+  }
+  if (out.empty()) return Status::invalidArgument("--mechanisms needs at least one mechanism");
+  return out;
+}
+
+Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, const TrainerConfig& base) {
+  FrontierRequest request;
+  request.base = base;
+  DPX_ASSIGN_OR_RETURN(request.mechanisms, mechanismsFromParser(parser));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seeds, integerOption(parser, QStringLiteral("seeds"), 3, 1, 50));
+  request.seeds = static_cast<int>(seeds);
+  DPX_ASSIGN_OR_RETURN(const std::int64_t points,
+                       integerOption(parser, QStringLiteral("points"), kDefaultPoints, 2, 64));
+  const QString vary = parser.isSet(QStringLiteral("vary")) ? parser.value(QStringLiteral("vary")) : QStringLiteral("epsilon");
+  if (vary == QStringLiteral("epochs")) {
+    request.vary = FrontierVary::kEpochs;
+  } else if (vary != QStringLiteral("epsilon")) {
+    return Status::invalidArgument("--vary " + toStd(vary) + ": must be epsilon or epochs");
+  }
+  if (parser.isSet(QStringLiteral("epsilons"))) {
+    DPX_ASSIGN_OR_RETURN(request.epsilons, numberList(QStringLiteral("epsilons"), parser.value(QStringLiteral("epsilons"))));
+  } else if (base.targetEpsilon) {
+    request.epsilons = request.vary == FrontierVary::kEpsilon
+                           ? frontierEpsilonGrid(*base.targetEpsilon, static_cast<int>(points))
+                           : std::vector<double>{*base.targetEpsilon};
+  } else {
+    return Status::invalidArgument("--epsilons LIST or --target-epsilon E is required (the targets of the points)");
+  }
+  for (double e : request.epsilons) {
+    if (!(e > 0.0)) return Status::invalidArgument("--epsilons " + formatNumber(e) + ": every target ε must be > 0");
+  }
+  if (request.vary == FrontierVary::kEpochs) {
+    if (parser.isSet(QStringLiteral("epochs-list"))) {
+      DPX_ASSIGN_OR_RETURN(request.epochsList,
+                           numberList(QStringLiteral("epochs-list"), parser.value(QStringLiteral("epochs-list"))));
+      for (double e : request.epochsList) {
+        if (!(e > 0.0) || e > 100000.0) {
+          return Status::invalidArgument("--epochs-list " + formatNumber(e) + ": every entry must be in (0, 1e5]");
+        }
+      }
+    } else {
+      request.epochsList = frontierEpochsGrid(base.epochs, static_cast<int>(points));
+    }
+  } else if (parser.isSet(QStringLiteral("epochs-list"))) {
+    return Status::invalidArgument("--epochs-list is for --vary epochs");
+  }
+  return request;
+}
+
+void writeJson(std::ostream& out, const std::string& data, const FrontierResult& r) {
+  JsonWriter json;
+  json.beginObject();
+  json.field("data", data);
+  json.field("vary", r.vary == FrontierVary::kEpsilon ? "epsilon" : "epochs");
+  json.field("delta", r.delta);
+  json.key("mechanisms").beginArray();
+  for (const FrontierSeries& s : r.series) {
+    json.beginObject().field("mechanism", mechanismId(s.mechanism));
+    json.key("points").beginArray();
+    for (const FrontierPoint& p : s.points) {
+      json.beginObject().field("target_epsilon", p.targetEpsilon);
+      if (p.epsilon) {
+        json.field("epsilon", *p.epsilon);
+      } else {
+        json.key("epsilon").null();
+      }
+      json.field("epochs", p.epochs).field("steps", p.steps).field("sigma", p.sigma).field("eta", p.eta);
+      if (p.ok()) {
+        json.field("accuracy_mean", p.accuracyMean).field("accuracy_min", p.accuracyMin);
+        json.field("accuracy_max", p.accuracyMax);
+      } else {
+        json.key("accuracy_mean").null();
+        json.key("accuracy_min").null();
+        json.key("accuracy_max").null();
+        json.field("error", p.error);
+      }
+      json.field("seeds", static_cast<std::int64_t>(p.seeds));
+      json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+  }
+  json.endArray();
+  if (r.nonPrivateAccuracy) {
+    json.field("nonprivate_accuracy", *r.nonPrivateAccuracy);
+  } else {
+    json.key("nonprivate_accuracy").null();
+  }
+  if (r.vary == FrontierVary::kEpochs) {
+    json.key("nonprivate_by_epochs").beginArray();
+    for (double a : r.nonPrivateByEpochs) json.value(a);
+    json.endArray();
+  }
+  json.field("runs", r.runs).field("seconds", r.seconds);
+  json.endObject();
+  out << json.str() << "\n";
+}
+
+void writeCsv(std::ostream& out, const FrontierResult& r) {
+  out << "mechanism,target_epsilon,epsilon,epochs,steps,sigma,eta,accuracy_mean,accuracy_min,accuracy_max,seeds\n";
+  for (const FrontierSeries& s : r.series) {
+    for (const FrontierPoint& p : s.points) {
+      out << mechanismId(s.mechanism) << ',' << formatNumber(p.targetEpsilon) << ','
+          << (p.epsilon ? formatNumber(*p.epsilon) : std::string()) << ',' << formatNumber(p.epochs) << ',' << p.steps
+          << ',' << formatNumber(p.sigma) << ',' << formatNumber(p.eta) << ','
+          << (p.ok() ? formatNumber(p.accuracyMean) : std::string()) << ','
+          << (p.ok() ? formatNumber(p.accuracyMin) : std::string()) << ','
+          << (p.ok() ? formatNumber(p.accuracyMax) : std::string()) << ',' << p.seeds << '\n';
+    }
+  }
+}
+
+void writeText(std::ostream& out, const std::string& data, const FrontierResult& r) {
+  out << data << "\n";
+  const bool byEpsilon = r.vary == FrontierVary::kEpsilon;
+  for (const FrontierSeries& s : r.series) {
+    out << mechanismName(s.mechanism) << "\n";
+    out << (byEpsilon ? "  target ε   ε          σ          accuracy (min–max)\n"
+                      : "  epochs     ε          σ          accuracy (min–max)\n");
+    for (const FrontierPoint& p : s.points) {
+      std::ostringstream line;
+      line << "  " << std::left << std::setw(10) << formatNumber(byEpsilon ? p.targetEpsilon : p.epochs, 4) << " "
+           << std::setw(10) << (p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " " << std::setw(10)
+           << formatNumber(p.sigma, 4) << " ";
+      if (p.ok()) {
+        line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
+             << formatNumber(100 * p.accuracyMax, 4) << "%)";
+      } else {
+        line << p.error;
+      }
+      out << line.str() << "\n";
+    }
+  }
+  if (r.nonPrivateAccuracy) out << "non-private SGD: " << formatNumber(100 * *r.nonPrivateAccuracy, 4) << "%\n";
+  out << r.runs << " runs in " << formatNumber(r.seconds, 3) << " s, δ = " << formatNumber(r.delta) << "\n";
+}
+
+}  // namespace
+
+int commandFrontier(const QStringList& args, Io& io) {
+  QCommandLineParser parser;
+  addFrontierOptions(parser);
+  if (auto code = parseOrExit(parser, args, io,
+                              QStringLiteral("the privacy–utility frontier: test accuracy against ε (or epochs at a "
+                                             "fixed ε), each point calibrated to its target and averaged over seeds"))) {
+    return *code;
+  }
+  Result<TrainerConfig> base = trainerConfigFromParser(parser);
+  if (!base) return fail(io, base.status());
+  Result<FrontierRequest> request = requestFromParser(parser, *base);
+  if (!request) return fail(io, request.status());
+  Result<TrainingData> data = trainingDataFromParser(parser, base->seed);
+  if (!data) return fail(io, data.status());
+  Result<FrontierResult> result = computeFrontier(*request, data->data);
+  if (!result) return fail(io, result.status());
+  if (parser.isSet(QStringLiteral("json"))) {
+    writeJson(io.out, data->description, *result);
+  } else if (parser.isSet(QStringLiteral("csv"))) {
+    writeCsv(io.out, *result);
+  } else {
+    writeText(io.out, data->description, *result);
+  }
+  return kExitOk;
+}
+
+}  // namespace dpx::cli

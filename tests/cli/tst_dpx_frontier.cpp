@@ -1,0 +1,141 @@
+// dpx frontier: the JSON contract (every point's keys, reported ε ≤ target, one entry per
+// mechanism and target), the CSV rows, the epochs mode and the one-line errors for bad input.
+#include <sstream>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include "cli.h"
+
+namespace {
+
+struct Run {
+  int code;
+  QString out;
+  QString err;
+};
+
+Run frontier(const QStringList& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  QStringList all{QStringLiteral("dpx"), QStringLiteral("frontier")};
+  all << args;
+  const int code = dpx::cli::run(all, out, err);
+  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
+}
+
+QStringList digits() {
+  return {QStringLiteral("--data"), QStringLiteral("builtin:digits"), QStringLiteral("--m"), QStringLiteral("64"),
+          QStringLiteral("--eta"), QStringLiteral("0.5"), QStringLiteral("--epochs"), QStringLiteral("10")};
+}
+
+}  // namespace
+
+class TestDpxFrontier : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void jsonContract() {
+    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd,dp-sgld"),
+                                             QStringLiteral("--epsilons"), QStringLiteral("0.5,1,4"),
+                                             QStringLiteral("--seeds"), QStringLiteral("2"), QStringLiteral("--json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.err.isEmpty());
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    for (const char* key : {"data", "vary", "delta", "mechanisms", "nonprivate_accuracy", "seconds"}) {
+      QVERIFY2(o.contains(QLatin1String(key)), key);
+    }
+    QCOMPARE(o.value(QStringLiteral("vary")).toString(), QStringLiteral("epsilon"));
+    QCOMPARE(o.value(QStringLiteral("delta")).toDouble(), 1e-5);
+    QVERIFY(o.value(QStringLiteral("nonprivate_accuracy")).toDouble() > 0.8);
+    const QJsonArray mechanisms = o.value(QStringLiteral("mechanisms")).toArray();
+    QCOMPARE(mechanisms.size(), 2);
+    QCOMPARE(mechanisms[0].toObject().value(QStringLiteral("mechanism")).toString(), QStringLiteral("dp-sgd"));
+    QCOMPARE(mechanisms[1].toObject().value(QStringLiteral("mechanism")).toString(), QStringLiteral("dp-sgld"));
+    const double targets[] = {0.5, 1.0, 4.0};
+    for (const QJsonValue& m : mechanisms) {
+      const QJsonArray points = m.toObject().value(QStringLiteral("points")).toArray();
+      QCOMPARE(points.size(), 3);
+      for (int i = 0; i < 3; ++i) {
+        const QJsonObject p = points[i].toObject();
+        for (const char* key : {"target_epsilon", "epsilon", "epochs", "sigma", "accuracy_mean", "accuracy_min",
+                                "accuracy_max", "seeds"}) {
+          QVERIFY2(p.value(QLatin1String(key)).isDouble(), key);
+        }
+        QCOMPARE(p.value(QStringLiteral("target_epsilon")).toDouble(), targets[i]);
+        QVERIFY(p.value(QStringLiteral("epsilon")).toDouble() <= targets[i]);
+        QCOMPARE(p.value(QStringLiteral("seeds")).toInt(), 2);
+        QCOMPARE(p.value(QStringLiteral("epochs")).toDouble(), 10.0);
+        const double lo = p.value(QStringLiteral("accuracy_min")).toDouble();
+        const double mean = p.value(QStringLiteral("accuracy_mean")).toDouble();
+        const double hi = p.value(QStringLiteral("accuracy_max")).toDouble();
+        QVERIFY(0.0 <= lo && lo <= mean && mean <= hi && hi <= 1.0);
+      }
+    }
+  }
+
+  void csvHasOneRowPerPoint() {
+    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd"),
+                                             QStringLiteral("--target-epsilon"), QStringLiteral("1"),
+                                             QStringLiteral("--points"), QStringLiteral("4"), QStringLiteral("--seeds"),
+                                             QStringLiteral("1"), QStringLiteral("--csv")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 5);
+    QCOMPARE(lines[0], QStringLiteral("mechanism,target_epsilon,epsilon,epochs,steps,sigma,eta,accuracy_mean,accuracy_min,"
+                                      "accuracy_max,seeds"));
+    // --target-epsilon 1 with --points 4: targets over [1/8, 8].
+    QVERIFY(lines[1].startsWith(QStringLiteral("dp-sgd,0.125,")));
+    QVERIFY(lines[4].startsWith(QStringLiteral("dp-sgd,8,")));
+  }
+
+  void epochsMode() {
+    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgld"),
+                                             QStringLiteral("--vary"), QStringLiteral("epochs"),
+                                             QStringLiteral("--epsilons"), QStringLiteral("2"),
+                                             QStringLiteral("--epochs-list"), QStringLiteral("2,8"),
+                                             QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("vary")).toString(), QStringLiteral("epochs"));
+    QCOMPARE(o.value(QStringLiteral("nonprivate_by_epochs")).toArray().size(), 2);
+    const QJsonArray points = o.value(QStringLiteral("mechanisms")).toArray()[0].toObject().value(QStringLiteral("points")).toArray();
+    QCOMPARE(points.size(), 2);
+    QCOMPARE(points[0].toObject().value(QStringLiteral("epochs")).toDouble(), 2.0);
+    QCOMPARE(points[1].toObject().value(QStringLiteral("epochs")).toDouble(), 8.0);
+    for (const QJsonValue& p : points) QVERIFY(p.toObject().value(QStringLiteral("epsilon")).toDouble() <= 2.0);
+  }
+
+  void badInputExitsTwoWithOneLine_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("seeds 0") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--seeds"),
+                                            QStringLiteral("0")}
+                             << "--seeds 0: must be an integer in [1, 50]";
+    QTest::newRow("not private") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
+                                                QStringLiteral("--mechanisms"), QStringLiteral("sgd")}
+                                 << "--mechanisms: 'sgd' is not a private mechanism";
+    QTest::newRow("no targets") << QStringList{} << "--epsilons LIST or --target-epsilon E is required";
+    QTest::newRow("negative target") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1,-1")}
+                                     << "every target ε must be > 0";
+    QTest::newRow("vary what") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--vary"),
+                                              QStringLiteral("sigma")}
+                               << "--vary sigma: must be epsilon or epochs";
+    QTest::newRow("epochs list without epochs mode")
+        << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--epochs-list"), QStringLiteral("2")}
+        << "--epochs-list is for --vary epochs";
+  }
+  void badInputExitsTwoWithOneLine() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = frontier(digits() + args);
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDpxFrontier)
+#include "tst_dpx_frontier.moc"

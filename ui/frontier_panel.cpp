@@ -1,0 +1,429 @@
+#include "frontier_panel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QMetaObject>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "common/format.h"
+#include "trainer_panel.h"
+#include "utility/utility_report.h"
+
+namespace dpx::ui {
+
+using namespace core::training;
+
+namespace {
+
+QString number(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
+
+constexpr int kSettleMs = 400;  // a frontier is seconds of work: wait for the knobs to rest
+
+}  // namespace
+
+FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidget* parent)
+    : QWidget(parent), m_model(model), m_trainer(trainer) {
+  setObjectName(QStringLiteral("frontierPanel"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* bar = new QHBoxLayout();
+  m_mode = new QComboBox(this);
+  m_mode->setObjectName(QStringLiteral("frontierMode"));
+  m_mode->addItem(QStringLiteral("accuracy against ε"), static_cast<int>(FrontierVary::kEpsilon));
+  m_mode->addItem(QStringLiteral("accuracy against epochs at the current ε"), static_cast<int>(FrontierVary::kEpochs));
+  m_mode->setToolTip(QStringLiteral("Against ε: every point is a run calibrated to its target. Against epochs: every "
+                                    "point is calibrated to the same ε, so it shows whether more epochs help at equal "
+                                    "privacy (the Langevin bound of DP-SGLD saturates in K, Ryffel et al. 2022, Thm 3.1)."));
+  m_points = new QSpinBox(this);
+  m_points->setRange(3, 16);
+  m_points->setValue(10);
+  m_points->setToolTip(QStringLiteral("Targets log-spaced over [ε/8, 8ε] (epochs over [E/8, 8E]) around the current "
+                                      "setting"));
+  m_seeds = new QSpinBox(this);
+  m_seeds->setRange(1, 20);
+  m_seeds->setValue(3);
+  m_seeds->setToolTip(QStringLiteral("Runs per point; the line is their mean, the band their min–max"));
+  m_compute = new QPushButton(QStringLiteral("Compute"), this);
+  m_compute->setObjectName(QStringLiteral("frontierCompute"));
+  m_cancel = new QPushButton(QStringLiteral("Cancel"), this);
+  m_follow = new QCheckBox(QStringLiteral("recompute when the knobs settle"), this);
+  m_follow->setChecked(true);
+  m_follow->setToolTip(QStringLiteral("While this view is shown, a settled change of the knobs, the data or the "
+                                      "mechanisms computes the frontier again"));
+  bar->addWidget(m_mode);
+  bar->addWidget(new QLabel(QStringLiteral("points"), this));
+  bar->addWidget(m_points);
+  bar->addWidget(new QLabel(QStringLiteral("seeds"), this));
+  bar->addWidget(m_seeds);
+  bar->addWidget(m_compute);
+  bar->addWidget(m_cancel);
+  bar->addWidget(m_follow);
+  bar->addStretch(1);
+  m_progress = new QProgressBar(this);
+  m_progress->setRange(0, 1000);
+  m_progress->setMaximumWidth(160);
+  bar->addWidget(m_progress);
+  layout->addLayout(bar);
+  m_status = new QLabel(QStringLiteral("Press Compute: each point trains the ticked mechanisms, calibrated to its ε."), this);
+  m_status->setObjectName(QStringLiteral("frontierStatus"));
+  m_status->setWordWrap(true);
+  layout->addWidget(m_status);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  m_chart = new ChartPanel(QStringLiteral("Privacy–utility frontier"), QStringLiteral("ε"), QStringLiteral("test accuracy"),
+                           split);
+  m_chart->setObjectName(QStringLiteral("frontierChart"));
+  m_chart->setLogAxis(Qt::Horizontal, true);
+  m_chart->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
+  m_chart->setLegendOnRight(true);
+  split->addWidget(m_chart);
+  m_utility = new QTableWidget(0, 4, split);
+  m_utility->setObjectName(QStringLiteral("utilityTable"));
+  m_utility->setHorizontalHeaderLabels({QStringLiteral("Utility bound of the papers (for the knobs and the data)"),
+                                        QStringLiteral("value"), QStringLiteral("terms and inputs"),
+                                        QStringLiteral("from")});
+  m_utility->setColumnWidth(0, 330);
+  m_utility->setColumnWidth(1, 110);
+  m_utility->setColumnWidth(2, 430);
+  m_utility->verticalHeader()->setVisible(false);
+  m_utility->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_utility->horizontalHeader()->setStretchLastSection(true);
+  split->addWidget(m_utility);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  m_settle.setSingleShot(true);
+  m_settle.setInterval(kSettleMs);
+  connect(&m_settle, &QTimer::timeout, this, [this] {
+    if (m_follow->isChecked() && isVisible()) compute();
+  });
+  m_utilitySettle.setSingleShot(true);
+  m_utilitySettle.setInterval(kSettleMs);
+  connect(&m_utilitySettle, &QTimer::timeout, this, &FrontierPanel::refreshUtility);
+  auto changed = [this] {
+    m_utilitySettle.start();
+    if (m_follow->isChecked() && isVisible()) m_settle.start();
+  };
+  connect(m_trainer, &TrainerPanel::trainingFinished, this, [this] { m_utilitySettle.start(); });
+  connect(m_model, &ParameterModel::paramsChanged, this, changed);
+  connect(m_model, &ParameterModel::trainerChanged, this, changed);
+  connect(m_mode, &QComboBox::activated, this, [this] { compute(); });
+  connect(m_compute, &QPushButton::clicked, this, &FrontierPanel::compute);
+  connect(m_cancel, &QPushButton::clicked, this, [this] {
+    m_job.cancel();
+    ++m_generation;
+    m_status->setText(QStringLiteral("Cancelled."));
+  });
+  connect(&m_job, &BackgroundJob::progressed, this, [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
+  refreshUtility();
+}
+
+std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
+  const std::optional<TrainingRequest> training = m_trainer->buildRequest(error);
+  if (!training) return std::nullopt;
+  FrontierJob job;
+  job.data = training->data;
+  FrontierRequest& r = job.request;
+  for (Mechanism m : training->mechanisms) {
+    if (isPrivate(m)) r.mechanisms.push_back(m);
+  }
+  if (r.mechanisms.empty()) {
+    *error = QStringLiteral("Tick at least one private mechanism in the Training tab.");
+    return std::nullopt;
+  }
+  r.base = training->base;
+  r.seeds = m_seeds->value();
+  r.vary = static_cast<FrontierVary>(m_mode->currentData().toInt());
+  // Centred on the ε the trainer would calibrate to (its target, or the table's ε).
+  const std::optional<double> center =
+      m_model->trainer().targetEpsilon ? m_model->trainer().targetEpsilon : m_trainer->tableEpsilon();
+  if (!center || !(*center > 0.0)) {
+    *error = QStringLiteral("No ε to centre the frontier on yet (the accountant table is still computing).");
+    return std::nullopt;
+  }
+  job.centerEpsilon = *center;
+  job.centerEpochs = r.base.epochs;
+  if (r.vary == FrontierVary::kEpsilon) {
+    r.epsilons = frontierEpsilonGrid(*center, m_points->value());
+  } else {
+    r.epsilons = {*center};
+    r.epochsList = frontierEpochsGrid(r.base.epochs, m_points->value());
+  }
+  return job;
+}
+
+void FrontierPanel::compute() {
+  QString error;
+  std::optional<FrontierJob> job = buildJob(&error);
+  if (!job) {
+    m_status->setText(error.toHtmlEscaped());
+    return;
+  }
+  const std::uint64_t generation = ++m_generation;
+  m_running = job;
+  m_result.reset();
+  m_series.clear();
+  const bool byEpsilon = job->request.vary == FrontierVary::kEpsilon;
+  const std::size_t points = byEpsilon ? job->request.epsilons.size() : job->request.epochsList.size();
+  for (Mechanism m : job->request.mechanisms) {
+    FrontierSeries s;
+    s.mechanism = m;
+    s.points.resize(points);
+    m_series.push_back(s);
+  }
+  m_chart->removeCurvesExcept({});
+  for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
+  m_chart->setAxisTitle(Qt::Horizontal, byEpsilon ? QStringLiteral("ε (at δ = %1)").arg(number(job->request.base.knobs.delta))
+                                                  : QStringLiteral("epochs (each point calibrated to ε = %1)")
+                                                        .arg(number(job->centerEpsilon)));
+  m_chart->setMarker(byEpsilon ? job->centerEpsilon : job->centerEpochs,
+                     byEpsilon ? QStringLiteral("current ε") : QStringLiteral("current epochs"));
+  m_chart->refreshAxes();
+  m_progress->setValue(0);
+  m_status->setText(QStringLiteral("Training %1 runs…")
+                        .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)));
+  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  const FrontierJob work = *job;
+  m_job.request(
+      [this, work, cache, generation](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
+        core::Result<CachedDataset> data = cache->get(work.data);
+        if (!data) return data.status();
+        FrontierRequest request = work.request;
+        request.base.bounds = data->bounds;
+        FrontierCallbacks callbacks;
+        callbacks.pointDone = [this, generation](std::size_t s, std::size_t i, const FrontierPoint& p) {
+          QMetaObject::invokeMethod(this, [this, generation, s, i, p] { showPoint(generation, s, i, p); },
+                                    Qt::QueuedConnection);
+        };
+        callbacks.ceilingDone = [this, generation](double accuracy) {
+          QMetaObject::invokeMethod(this, [this, generation, accuracy] { showCeiling(generation, accuracy); },
+                                    Qt::QueuedConnection);
+        };
+        callbacks.progress = progress;
+        core::Result<FrontierResult> result = computeFrontier(request, data->data, callbacks, &cancel);
+        if (!result) return result.status();
+        return std::move(*result);
+      },
+      [this, generation](std::any&& result) {
+        if (auto* status = std::any_cast<core::Status>(&result)) {
+          m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
+                                .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
+          return;
+        }
+        if (auto* r = std::any_cast<FrontierResult>(&result)) finish(generation, std::move(*r));
+      });
+}
+
+void FrontierPanel::showPoint(std::uint64_t generation, std::size_t series, std::size_t index, const FrontierPoint& point) {
+  if (generation != m_generation || series >= m_series.size() || index >= m_series[series].points.size()) return;
+  m_series[series].points[index] = point;
+  redrawSeries(series);
+  Q_EMIT pointShown();
+}
+
+void FrontierPanel::redrawSeries(std::size_t series) {
+  if (!m_running) return;
+  const bool byEpsilon = m_running->request.vary == FrontierVary::kEpsilon;
+  const FrontierSeries& s = m_series[series];
+  const QString id = QString::fromLatin1(mechanismId(s.mechanism).data());
+  QVector<QPointF> mean;
+  QVector<QPointF> low;
+  QVector<QPointF> high;
+  QStringList notes;
+  QStringList errors;
+  for (const FrontierPoint& p : s.points) {
+    if (!p.error.empty()) errors << QString::fromStdString(p.error);
+    if (!p.ok()) continue;
+    const double x = byEpsilon ? p.epsilon.value_or(p.targetEpsilon) : p.epochs;
+    mean.push_back({x, p.accuracyMean});
+    low.push_back({x, p.accuracyMin});
+    high.push_back({x, p.accuracyMax});
+    notes << QStringLiteral("target ε %1 → ε %2 · %3 epochs (%4 steps) · σ = %5 · η = %6 · accuracy %7 % (%8–%9 %) "
+                            "over %10 seeds")
+                 .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.epochs))
+                 .arg(p.steps)
+                 .arg(number(p.sigma), number(p.eta), number(100 * p.accuracyMean), number(100 * p.accuracyMin),
+                      number(100 * p.accuracyMax))
+                 .arg(p.seeds);
+  }
+  CurveStyle style;
+  style.color = mechanismColor(id);
+  style.markers = true;
+  style.tooltip = QString::fromLatin1(mechanismName(s.mechanism).data()) +
+                  (byEpsilon ? QStringLiteral(": each point calibrated to its target ε")
+                             : QStringLiteral(": each point recalibrated to the same ε"));
+  m_chart->setCurve(id, id, mean, style);
+  m_chart->setPointNotes(id, notes);
+  m_chart->setBand(id + QStringLiteral(":band"), low, high, style.color);
+  m_chart->refreshAxes();
+  if (!errors.isEmpty()) {
+    m_status->setText(QStringLiteral("%1: %2").arg(id, errors.front().toHtmlEscaped()));
+  }
+}
+
+void FrontierPanel::showCeiling(std::uint64_t generation, double accuracy) {
+  if (generation != m_generation || !m_running) return;
+  const bool byEpsilon = m_running->request.vary == FrontierVary::kEpsilon;
+  const std::vector<double>& xs = byEpsilon ? m_running->request.epsilons : m_running->request.epochsList;
+  if (xs.empty()) return;
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  CurveStyle style;
+  style.color = mechanismColor(QStringLiteral("sgd"));
+  style.pen = Qt::DashLine;
+  style.width = 1.5;
+  style.tooltip = QStringLiteral("non-private SGD, same knobs and epochs, mean over the seeds");
+  m_chart->setCurve(QStringLiteral("sgd"), QStringLiteral("non-private (%1 %)").arg(number(100 * accuracy, 3)),
+                    {{*lo, accuracy}, {*hi, accuracy}}, style);
+  m_chart->refreshAxes();
+}
+
+void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
+  if (generation != m_generation) return;
+  m_series = result.series;
+  for (std::size_t s = 0; s < m_series.size(); ++s) redrawSeries(s);
+  if (result.vary == FrontierVary::kEpochs && m_running && !result.nonPrivateByEpochs.empty()) {
+    QVector<QPointF> ceiling;
+    for (std::size_t i = 0; i < result.nonPrivateByEpochs.size() && i < m_running->request.epochsList.size(); ++i) {
+      ceiling.push_back({m_running->request.epochsList[i], result.nonPrivateByEpochs[i]});
+    }
+    CurveStyle style;
+    style.color = mechanismColor(QStringLiteral("sgd"));
+    style.pen = Qt::DashLine;
+    style.width = 1.5;
+    style.tooltip = QStringLiteral("non-private SGD at each number of epochs, mean over the seeds");
+    m_chart->setCurve(QStringLiteral("sgd"), QStringLiteral("non-private"), ceiling, style);
+    m_chart->refreshAxes();
+  }
+  m_status->setText(QStringLiteral("%1 runs in %2 s%3.")
+                        .arg(result.runs)
+                        .arg(number(result.seconds, 3))
+                        .arg(result.cancelled ? QStringLiteral(" (cancelled)") : QString()));
+  m_progress->setValue(1000);
+  m_result = std::move(result);
+  Q_EMIT frontierFinished();
+}
+
+namespace {
+
+// The run the trainer would do for `mechanism` at these knobs, as its accountant sees it (the
+// data's n, L and β, the steps of its sampler), or why not.
+core::Result<core::Params> resolvedRun(Mechanism mechanism, const TrainerConfig& base, const CachedDataset& data) {
+  TrainerConfig config = base;
+  config.mechanism = mechanism;
+  config.targetEpsilon.reset();  // the report calibrates itself, as the trainer would
+  config.bounds = data.bounds;
+  DPX_ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer, Trainer::create(config, data.data));
+  return trainer->resolved().accountantParams;
+}
+
+void appendRows(std::vector<UtilityTableRow>& out, const QString& mechanism,
+                const std::vector<core::utility::UtilityRow>& rows) {
+  for (const core::utility::UtilityRow& r : rows) {
+    out.push_back({mechanism, QString::fromStdString(r.label), number(r.value, 5), QString::fromStdString(r.detail),
+                   QString::fromStdString(r.citation)});
+  }
+}
+
+void appendError(std::vector<UtilityTableRow>& out, const QString& mechanism, const core::Status& status) {
+  out.push_back({mechanism, QStringLiteral("not available"), QStringLiteral("—"), QString::fromStdString(status.message()),
+                 QString()});
+}
+
+// The bounds of the ticked mechanisms that have them: dp-sgld (Ryffel et al. 2022) and
+// sgld-posterior (Li et al. 2019). Runs on a worker: the optimum fit is ~0.1 s on digits.
+std::vector<UtilityTableRow> computeUtilityRows(const TrainingRequest& request, const CachedDataset& data,
+                                          const std::atomic<bool>& cancel) {
+  std::vector<UtilityTableRow> out;
+  const double target = request.base.targetEpsilon.value_or(0.0);
+  for (Mechanism m : request.mechanisms) {
+    if (m != Mechanism::kDpSgld && m != Mechanism::kSgldPosterior) continue;
+    const QString id = QString::fromLatin1(mechanismId(m).data());
+    core::Result<core::Params> run = resolvedRun(m, request.base, data);
+    if (!run) {
+      appendError(out, id, run.status());
+      continue;
+    }
+    if (m == Mechanism::kDpSgld) {
+      core::utility::LangevinReportRequest r;
+      r.params = *run;
+      r.targetEpsilon = target;
+      if (run->schedule == core::Schedule::kConstant) r.eta = run->eta;  // the step the run takes
+      if (!request.base.targetEpsilon) r.sigma = run->sigma;
+      r.data = data.data;
+      r.cancel = &cancel;
+      auto report = core::utility::langevinUtilityReport(r);
+      report ? appendRows(out, id, core::utility::utilityRows(*report)) : appendError(out, id, report.status());
+    } else {
+      core::utility::SgmcmcReportRequest r;
+      r.params = *run;
+      r.targetEpsilon = target;
+      if (!request.base.targetEpsilon) r.eta = run->eta;
+      r.burnIn = static_cast<std::int64_t>(std::floor(request.base.posteriorBurnIn * static_cast<double>(run->K)));
+      r.data = data.data;
+      r.cancel = &cancel;
+      auto report = core::utility::sgmcmcUtilityReport(r);
+      report ? appendRows(out, id, core::utility::utilityRows(*report)) : appendError(out, id, report.status());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void FrontierPanel::refreshUtility() {
+  QString error;
+  std::optional<TrainingRequest> request = m_trainer->buildRequest(&error);
+  if (!request) {
+    showUtility({{QString(), QStringLiteral("not available"), QStringLiteral("—"), error, QString()}});
+    return;
+  }
+  // The bounds are stated for a target ε: the trainer's, or else the ε the knobs reach.
+  if (!request->base.targetEpsilon && !request->targetFromTable) request->targetFromTable = m_model->conversion();
+  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  const TrainingRequest work = *request;
+  m_utilityJob.request(
+      [work, cache](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {
+        TrainingRequest request = work;
+        if (core::Status s = resolveTableTarget(request); !s.isOk()) return s;
+        core::Result<CachedDataset> data = cache->get(request.data);
+        if (!data) return data.status();
+        return computeUtilityRows(request, *data, cancel);
+      },
+      [this](std::any&& result) {
+        if (auto* rows = std::any_cast<std::vector<UtilityTableRow>>(&result)) showUtility(*rows);
+        if (auto* status = std::any_cast<core::Status>(&result)) {
+          showUtility({{QString(), QStringLiteral("not available"), QStringLiteral("—"),
+                        QString::fromStdString(status->message()), QString()}});
+        }
+      });
+}
+
+void FrontierPanel::showUtility(const std::vector<UtilityTableRow>& rows) {
+  m_utility->setRowCount(0);
+  if (rows.empty()) {
+    m_utility->setRowCount(1);
+    m_utility->setItem(0, 0, new QTableWidgetItem(QStringLiteral("Tick dp-sgld or sgld-posterior in the Training tab: "
+                                                                 "the papers give utility bounds for those two.")));
+    return;
+  }
+  m_utility->setRowCount(static_cast<int>(rows.size()));
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+    const UtilityTableRow& r = rows[static_cast<std::size_t>(i)];
+    auto* label = new QTableWidgetItem(r.mechanism.isEmpty() ? r.label : r.mechanism + QStringLiteral(": ") + r.label);
+    label->setToolTip(r.citation);
+    m_utility->setItem(i, 0, label);
+    m_utility->setItem(i, 1, new QTableWidgetItem(r.value));
+    auto* detail = new QTableWidgetItem(r.detail);
+    detail->setToolTip(r.detail);
+    m_utility->setItem(i, 2, detail);
+    m_utility->setItem(i, 3, new QTableWidgetItem(r.citation));
+  }
+}
+
+}  // namespace dpx::ui

@@ -1,0 +1,103 @@
+// The privacy–utility frontier view: test accuracy against ε for each ticked mechanism (every
+// point a run calibrated to its target, mean over seeds with the min–max band, non-private SGD
+// as the ceiling, the current ε marked), or accuracy against epochs at the current ε (each point
+// recalibrated: whether more epochs help at equal privacy). Points appear as their runs finish; a
+// newer request cancels the older one. Below it, the papers' utility bounds for the knobs.
+// The data, mechanisms, knobs and seed are the trainer's (one set of knobs).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTimer>
+#include <QWidget>
+
+#include "charts/chart_panel.h"
+#include "compute/background_job.h"
+#include "parameter_model.h"
+#include "training/dataset_cache.h"
+#include "training/frontier.h"
+
+namespace dpx::ui {
+
+class TrainerPanel;
+
+// A row of the utility table: what, its value, where it comes from.
+struct UtilityTableRow {
+  QString mechanism;
+  QString label;
+  QString value;
+  QString detail;
+  QString citation;
+};
+
+// A frontier request: the trainer's knobs, data, mechanisms and seed, and the grid.
+struct FrontierJob {
+  core::training::DatasetKey data;
+  core::training::FrontierRequest request;
+  double centerEpsilon = 0.0;
+  double centerEpochs = 0.0;
+};
+
+class FrontierPanel : public QWidget {
+  Q_OBJECT
+ public:
+  FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidget* parent = nullptr);
+  ChartPanel* chart() const { return m_chart; }
+  QComboBox* modeBox() const { return m_mode; }
+  QSpinBox* pointsBox() const { return m_points; }
+  QSpinBox* seedsBox() const { return m_seeds; }
+  QPushButton* computeButton() const { return m_compute; }
+  QCheckBox* followBox() const { return m_follow; }
+  QTableWidget* utilityTable() const { return m_utility; }
+  BackgroundJob* utilityJob() { return &m_utilityJob; }
+  QLabel* statusLabel() const { return m_status; }
+  BackgroundJob* job() { return &m_job; }
+  // The finished frontier (points of a running one arrive in the chart first).
+  const std::optional<core::training::FrontierResult>& lastResult() const { return m_result; }
+  std::optional<FrontierJob> buildJob(QString* error) const;
+  void compute();  // a newer request cancels the running one
+
+ Q_SIGNALS:
+  void pointShown();
+  void frontierFinished();
+
+ private:
+  void showPoint(std::uint64_t generation, std::size_t series, std::size_t index,
+                 const core::training::FrontierPoint& point);
+  void showCeiling(std::uint64_t generation, double accuracy);
+  void redrawSeries(std::size_t series);
+  void finish(std::uint64_t generation, core::training::FrontierResult result);
+  void refreshUtility();
+  void showUtility(const std::vector<struct UtilityTableRow>& rows);
+  ParameterModel* m_model;
+  TrainerPanel* m_trainer;
+  ChartPanel* m_chart;
+  QComboBox* m_mode;
+  QSpinBox* m_points;
+  QSpinBox* m_seeds;
+  QPushButton* m_compute;
+  QPushButton* m_cancel;
+  QCheckBox* m_follow;
+  QProgressBar* m_progress;
+  QLabel* m_status;
+  QTableWidget* m_utility;
+  BackgroundJob m_job{true};
+  BackgroundJob m_utilityJob{true};
+  QTimer m_utilitySettle;
+  QTimer m_settle;
+  std::uint64_t m_generation = 0;
+  std::optional<FrontierJob> m_running;
+  std::vector<core::training::FrontierSeries> m_series;  // as points arrive
+  std::optional<core::training::FrontierResult> m_result;
+};
+
+}  // namespace dpx::ui
