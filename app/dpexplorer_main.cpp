@@ -61,12 +61,12 @@ int main(int argc, char** argv) {
       QObject::connect(&window, &dpx::ui::MainWindow::pldApplied, &window, arrived, Qt::SingleShotConnection);
       QObject::connect(&window, &dpx::ui::MainWindow::stepsizeApplied, &window, arrived, Qt::SingleShotConnection);
     }, Qt::SingleShotConnection);
-    // The digits setting of the README: batch 64, 30 epochs, η = 0.5, λ = 1e−3, every mechanism
+    // The digits setting of the README: batch 64, 30 epochs, η = 0.45, λ = 1e−3, every mechanism
     // calibrated to ε = 1.
     dpx::ui::ParameterModel* model = window.model();
     model->setKnob(dpx::core::Knob::kM, 64);
     model->setKnob(dpx::core::Knob::kK, 28125);  // 30 epochs of the default n; n then follows the data
-    model->setKnob(dpx::core::Knob::kEta, 0.5);
+    model->setKnob(dpx::core::Knob::kEta, 0.45);  // within 1/(2β) ≈ 0.5: the utility lemmas apply
     model->setKnob(dpx::core::Knob::kLambda, 1e-3);
     dpx::ui::TrainerSettings settings = model->trainer();
     settings.targetEpsilon = 1.0;

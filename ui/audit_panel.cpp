@@ -6,6 +6,7 @@
 
 #include "accounting/tradeoff.h"
 #include "common/format.h"
+#include "compute/analytics.h"
 #include "trainer_panel.h"
 #include "training/dataset.h"
 
@@ -186,7 +187,7 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
   m_chart->setCurve(QStringLiteral("identity"), QStringLiteral("random guessing"), identity, grey);
   if (!proven.isEmpty()) {
     CurveStyle p;
-    p.color = QColor(31, 119, 180);
+    p.color = QColor::fromRgb(accountantColor(report.accountant));
     p.tooltip = QStringLiteral("f_{ε,δ} of the run's proven ε: no attack can go below it");
     m_chart->setCurve(QStringLiteral("proven"), QStringLiteral("proven f_{ε,δ} (%1)").arg(QString::fromStdString(report.accountant)),
                       proven, p);
@@ -194,7 +195,7 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
     m_chart->removeCurve(QStringLiteral("proven"));
   }
   m_chart->refreshAxes();
-  Q_EMIT auditFinished(attack, QStringLiteral("attack on the trained %1 run").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
+  Q_EMIT auditFinished(attack, QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
 }
 
 QString AuditPanel::reportSection() const {

@@ -84,9 +84,11 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   split->addWidget(m_chart);
   m_utility = new QTableWidget(0, 4, split);
   m_utility->setObjectName(QStringLiteral("utilityTable"));
-  m_utility->setHorizontalHeaderLabels({QStringLiteral("Utility bound of the papers (for the knobs and the data)"),
-                                        QStringLiteral("value"), QStringLiteral("terms and inputs"),
-                                        QStringLiteral("from")});
+  m_utility->setHorizontalHeaderLabels({QStringLiteral("Utility bound"), QStringLiteral("value"),
+                                        QStringLiteral("terms and inputs"), QStringLiteral("from")});
+  m_utility->setToolTip(QStringLiteral("The papers' utility theorems for the current knobs and data: d, ξ² and the "
+                                       "distance to the optimum are estimated from the training set at a fitted "
+                                       "optimum; σ or η as the trainer would calibrate them."));
   m_utility->setColumnWidth(0, 330);
   m_utility->setColumnWidth(1, 110);
   m_utility->setColumnWidth(2, 430);
@@ -325,7 +327,9 @@ core::Result<core::Params> resolvedRun(Mechanism mechanism, const TrainerConfig&
 void appendRows(std::vector<UtilityTableRow>& out, const QString& mechanism,
                 const std::vector<core::utility::UtilityRow>& rows) {
   for (const core::utility::UtilityRow& r : rows) {
-    out.push_back({mechanism, QString::fromStdString(r.label), number(r.value, 5), QString::fromStdString(r.detail),
+    // A statement that does not apply has no value: its detail says why.
+    const QString value = r.applies ? number(r.value, 5) : QStringLiteral("—");
+    out.push_back({mechanism, QString::fromStdString(r.label), value, QString::fromStdString(r.detail),
                    QString::fromStdString(r.citation)});
   }
 }
@@ -423,6 +427,12 @@ void FrontierPanel::showUtility(const std::vector<UtilityTableRow>& rows) {
     detail->setToolTip(r.detail);
     m_utility->setItem(i, 2, detail);
     m_utility->setItem(i, 3, new QTableWidgetItem(r.citation));
+    // Rows without a value (a statement that does not apply, a report not available) step back.
+    if (r.value == QStringLiteral("—")) {
+      for (int column = 0; column < m_utility->columnCount(); ++column) {
+        m_utility->item(i, column)->setForeground(m_utility->palette().color(QPalette::Disabled, QPalette::Text));
+      }
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-// One knob of SPEC §1: a log-scale slider paired with a typed entry that accepts "1e-5", an
+// One knob of the run (core::Params): a log-scale slider paired with a typed entry that accepts "1e-5", an
 // arrow saying which way is more private, and a tooltip that is a short lesson. Every edit goes
 // through the ParameterModel (undoable; one slider drag = one undo step).
 #pragma once
@@ -34,8 +34,8 @@ class SliderScale {
   int m_ticks = 1000;
 };
 
-// The slider scale the GUI uses for a knob (SPEC §1 ranges; β, w, M, D get practical ranges, the
-// typed entry still accepts the full range). `n` bounds the batch size.
+// The slider scale the GUI uses for a knob (the ranges of core::knobInfo(); β, w, M, D get practical
+// ranges, the typed entry still accepts the full range). `n` bounds the batch size.
 SliderScale sliderScaleFor(core::Knob knob, double n);
 
 class KnobWidget : public QWidget {

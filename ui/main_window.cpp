@@ -267,7 +267,9 @@ void MainWindow::buildMenus() {
 
   QMenu* presets = menuBar()->addMenu(QStringLiteral("&Presets"));
   for (const Preset& p : builtinPresets()) {
-    QAction* a = presets->addAction(p.name, this, [this, p] { loadPreset(p); });
+    // "Chen, Lee & Kifer 2019 · …": a lone & would underline the next letter as a shortcut.
+    QAction* a = presets->addAction(QString(p.name).replace(QLatin1Char('&'), QStringLiteral("&&")), this,
+                                    [this, p] { loadPreset(p); });
     a->setToolTip(p.source + QStringLiteral(" — ") + p.description);
     a->setStatusTip(p.source);
   }

@@ -42,8 +42,9 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   m_schedule = new QComboBox(advanced);
   m_schedule->addItem(QStringLiteral("constant η"), static_cast<int>(core::Schedule::kConstant));
   m_schedule->addItem(QStringLiteral("decreasing η"), static_cast<int>(core::Schedule::kDecreasing));
-  m_schedule->setToolTip(QStringLiteral("Constant step, or decreasing: η_k = 1/(2β + λk/2) for sgld (seed 000, "
-                                        "Cor. 3.3) and η_t = η·t^(−1/3) for sgmcmc (seed 004, Thm 3)."));
+  m_schedule->setToolTip(QStringLiteral("Constant step, or decreasing: η_k = 1/(2β + λk/2) for sgld (Ryffel, Bach "
+                                        "& Pointcheval 2022, Cor. 3.3) and η_t = η·t^(−1/3) for sgmcmc (Li, Chen, "
+                                        "Liu & Carin 2019, Thm 3)."));
   m_sampling = new QComboBox(advanced);
   m_sampling->addItem(QStringLiteral("each accountant's own"), -1);
   for (core::Sampling s : {core::Sampling::kPoisson, core::Sampling::kUniform, core::Sampling::kCyclic, core::Sampling::kShuffle}) {
@@ -55,7 +56,9 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   m_neighbouring->addItem(QStringLiteral("each accountant's own"), -1);
   m_neighbouring->addItem(QStringLiteral("add/remove one record"), static_cast<int>(core::Neighbouring::kAddRemove));
   m_neighbouring->addItem(QStringLiteral("replace one record"), static_cast<int>(core::Neighbouring::kReplaceOne));
-  m_averaged = new QCheckBox(QStringLiteral("outpert releases the last epoch's average (seed 002, Prop. 3)"), advanced);
+  m_averaged = new QCheckBox(QStringLiteral("outpert releases the last epoch's average"), advanced);
+  m_averaged->setToolTip(QStringLiteral("Chen, Lee & Kifer 2019, Prop. 3: releasing the average of the last epoch's "
+                                        "iterates instead of the last one has a smaller ε"));
   m_conversion = new QComboBox(advanced);
   m_conversion->addItem(QStringLiteral("improved (Balle et al. 2020)"), static_cast<int>(core::accounting::Conversion::kImproved));
   m_conversion->addItem(QStringLiteral("classic (Mironov 2017)"), static_cast<int>(core::accounting::Conversion::kClassic));

@@ -1,4 +1,4 @@
-// The knobs of SPEC §1 as sliders with typed entry, the advanced settings (w, M, D, schedule,
+// The knobs of the run (core::Params) as sliders with typed entry, the advanced settings (w, M, D, schedule,
 // sampling, neighbouring relation, averaged release) and an inline message naming the bound an
 // invalid combination breaks (the charts keep showing the last valid one meanwhile).
 #pragma once

@@ -1,4 +1,4 @@
-// Presets: named parameter sets stored as versioned JSON — the seed papers' experiments built in
+// Presets: named parameter sets stored as versioned JSON — the source papers' experiments built in
 // (resources/presets/*.json, compiled into the :/presets resource) and the user's own files.
 //
 // A preset file is read strictly: a typo in a key or a value outside a knob's range is refused
@@ -7,7 +7,7 @@
 //
 // File format (version 1):
 //   { "format": "dpexplorer-preset", "version": 1, "id": "…", "name": "…", "description": "…",
-//     "source": "seed 003, Table 1, row 1", "notes": ["…"], "target_epsilon": 1.0,
+//     "source": "Bu, Dong, Long & Su 2020, Table 1, row 1", "notes": ["…"], "target_epsilon": 1.0,
 //     "params": { "n": 60000, "m": 256, "sigma": 1.3, "epochs": 15, …,
 //                 "schedule": "constant", "sampling": "poisson", "neighbouring": "add-remove",
 //                 "averaged": false },

@@ -1,6 +1,5 @@
-// dpx epsilon | rdp | delta | curve | tradeoff | calibrate | stepsize (SPEC §5).
+// dpx epsilon | rdp | delta | curve | tradeoff | calibrate | stepsize: the accounting commands.
 #include <algorithm>
-#include <map>
 #include <sstream>
 
 #include "accounting/calibration.h"
@@ -27,21 +26,6 @@ using core::Status;
 using namespace core::accounting;
 
 namespace {
-
-// Keys SPEC §5 promises in "native" for each accountant; written as null when undefined
-// (e.g. Δ_∞ when ρ ≥ 1) so scripts can rely on them.
-const std::map<std::string, std::vector<std::string>>& requiredNativeKeys() {
-  static const std::map<std::string, std::vector<std::string>> keys{
-      {"rdp", {"q", "sigma", "steps"}},
-      {"gdp", {"mu"}},
-      {"pld", {"epsilon_upper", "epsilon_lower", "discretisation"}},
-      {"sgld", {"sigma_L", "sum_eta"}},
-      {"cyclic", {"k", "ell", "Lambda_k"}},
-      {"outpert", {"rho", "Delta", "Delta_inf"}},
-      {"sgmcmc", {"sigma_eff"}},
-  };
-  return keys;
-}
 
 void addAccountingOptions(QCommandLineParser& parser, bool accountantRequired) {
   addKnobOptions(parser);
@@ -119,11 +103,9 @@ void writeNative(JsonWriter& json, const Accountant& a, const std::vector<Native
     json.field(v.key, v.value);
     written.push_back(v.key);
   }
-  auto it = requiredNativeKeys().find(std::string(a.id()));
-  if (it != requiredNativeKeys().end()) {
-    for (const std::string& key : it->second) {
-      if (std::find(written.begin(), written.end(), key) == written.end()) json.key(key).null();
-    }
+  // The keys the accountant promises are always there: null where undefined (Δ_∞ when ρ ≥ 1).
+  for (const std::string& key : a.info().nativeKeys) {
+    if (std::find(written.begin(), written.end(), key) == written.end()) json.key(key).null();
   }
   json.endObject();
 }
@@ -318,6 +300,23 @@ int commandDelta(const QStringList& args, Io& io) {
   return kExitOk;
 }
 
+namespace {
+
+// A JSON array of numbers with null where there is none.
+void writeOptionalArray(JsonWriter& json, std::string_view key, const std::vector<std::optional<double>>& values) {
+  json.key(key).beginArray();
+  for (const std::optional<double>& v : values) {
+    if (v) {
+      json.value(*v);
+    } else {
+      json.null();
+    }
+  }
+  json.endArray();
+}
+
+}  // namespace
+
 int commandCurve(const QStringList& args, Io& io) {
   QCommandLineParser parser;
   addAccountingOptions(parser, false);
@@ -384,15 +383,11 @@ int commandCurve(const QStringList& args, Io& io) {
     json.key("curves").beginArray();
     for (const AccountantCurve& c : curves) {
       json.beginObject().field("accountant", c.accountant);
-      json.key("epsilon").beginArray();
-      for (const auto& e : c.epsilon) {
-        if (e) {
-          json.value(*e);
-        } else {
-          json.null();
-        }
-      }
-      json.endArray();
+      writeOptionalArray(json, "epsilon", c.epsilon);
+      // pld along K or epochs: the bracket's optimistic end and the curve's one loss grid Δ
+      // ("epsilon" stays the pessimistic end, the upper bound, as in `dpx epsilon`).
+      if (!c.epsilonLower.empty()) writeOptionalArray(json, "epsilon_lower", c.epsilonLower);
+      if (c.discretisation) json.field("discretisation", *c.discretisation);
       if (!c.firstError.isOk()) json.field("error", c.firstError.message());
       json.endObject();
     }

@@ -1,4 +1,4 @@
-// dpx audit (SPEC §5): the `train` options plus --shadow-models, --canaries and --confidence;
+// dpx audit: the `train` options plus --shadow-models, --canaries and --confidence;
 // trains the target and reference models, runs the loss-threshold and LiRA attacks and prints
 // the ROC and the empirical ε lower bounds (core/audit/membership_inference.h). A lower bound
 // above the proven ε is printed on stderr as well, so no script can miss it.

@@ -15,7 +15,7 @@ struct Command {
 };
 
 constexpr std::array<Command, 11> kCommands{{
-    {"epsilon", "ε at δ from one accountant or all (SPEC §2)", commandEpsilon},
+    {"epsilon", "ε at δ from one accountant or all", commandEpsilon},
     {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
     {"delta", "δ at a given ε", commandDelta},
     {"curve", "ε as a function of K, epochs, σ, n, m or η", commandCurve},

@@ -1,4 +1,4 @@
-// `dpx`, the headless face of DP Explorer (SPEC §5): every accountant, the step-size analysis,
+// `dpx`, the headless face of DP Explorer: every accountant, the step-size analysis,
 // the trainer and the audit, for scripts, tests and audits. JSON is the machine interface.
 // Exit status: 0 success, 1 a computation that could not be done (the message says why),
 // 2 invalid input — one line on stderr naming the flag and the accepted range.

@@ -1,4 +1,4 @@
-// Parsing shared by the dpx subcommands: strict numbers, the knob flags of SPEC §5 and the
+// Parsing shared by the dpx subcommands: strict numbers, the knob flags (--n, --sigma, …) and the
 // one-line error messages.
 #pragma once
 

@@ -1,4 +1,4 @@
-// dpx train | audit (SPEC §5).
+// dpx train | audit.
 #include <cmath>
 #include <memory>
 

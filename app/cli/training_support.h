@@ -1,5 +1,5 @@
 // Shared by dpx train and dpx audit: the training options, the data + trainer they set up, and
-// the SPEC §5 JSON of a training result.
+// the `dpx train --json` object of a training result.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,9 @@
 // trainer (n, m, K from --epochs, L and β from the data for dp-sgld) and d, ξ², ‖θ*‖ and Γ_M are
 // estimated from a near-optimum of the regularised objective (core/utility/utility_inputs.h).
 // The numbers are core/utility/utility_report.h's, the ones the GUI's table shows: this file parses
-// the flags into a request and prints the report.
+// the flags into a request and prints the report. The report is asked for all or nothing
+// (everyStatement): the GUI lists the statements that apply beside the ones that do not, the
+// command prints a report only when every statement applies and otherwise the first one's reason.
 // Exit 2 for invalid input, 1 when a statement does not apply (λ = 0, ε > 2log(1/δ), η > 1/(2β),
 // too few records for the prescribed K) or a calibration cannot meet the target.
 #include <memory>
@@ -138,6 +140,7 @@ Result<LangevinReportRequest> langevinRequest(const Inputs& in, const QCommandLi
   LangevinReportRequest r;
   r.params = in.p;
   r.targetEpsilon = in.target;
+  r.everyStatement = true;
   if (in.etaGiven) r.eta = in.p.eta;
   if (in.sigmaGiven) r.sigma = in.p.sigma;
   if (in.data) r.data = in.data->data;
@@ -159,6 +162,7 @@ Result<SgmcmcReportRequest> sgmcmcRequest(const Inputs& in, const QCommandLinePa
   SgmcmcReportRequest r;
   r.params = in.p;
   r.targetEpsilon = in.target;
+  r.everyStatement = true;
   if (in.etaGiven) r.eta = in.p.eta;
   if (in.data) r.data = in.data->data;
   DPX_ASSIGN_OR_RETURN(r.fitIterations, fitIterationsOption(parser, in.data.has_value()));
@@ -177,6 +181,8 @@ Result<SgmcmcReportRequest> sgmcmcRequest(const Inputs& in, const QCommandLinePa
 }
 
 // ------------------------------------------------------------------------------- JSON
+// A report printed here holds every statement (the requests ask for all or nothing): the printers
+// read their values directly.
 
 void writeRisk(JsonWriter& json, std::string_view key, const RiskTerms& t) {
   json.key(key).beginObject().field("initial", t.initial).field("gradient_noise", t.gradientNoise);
@@ -188,7 +194,7 @@ void writeMse(JsonWriter& json, const MseTerms& t) {
   json.field("total", t.total);
 }
 
-void writePrescription(JsonWriter& json, std::string_view key, const std::optional<TheoremPrescription>& t) {
+void writePrescription(JsonWriter& json, std::string_view key, const TheoremPrescription* t) {
   if (!t) {
     json.key(key).null();
     return;
@@ -214,7 +220,7 @@ void writeLangevinInputs(JsonWriter& w, const LangevinUtilityReport& r, const Da
   w.field("n", p.n).field("m", p.m).field("d", r.problem.dimension).field("d_source", sourceName(r.dimensionSource));
   w.field("beta", p.beta).field("lambda", p.lambda).field("L", p.L);
   w.field("xi2", r.problem.xi2).field("xi2_source", sourceName(r.xi2Source));
-  w.field("init_distance2", r.lemma41.initialDistanceSquared)
+  w.field("init_distance2", r.lemma41->initialDistanceSquared)
       .field("init_distance2_source", sourceName(r.initialDistanceSource));
   w.endObject();
   if (!r.estimated || !data) {
@@ -233,7 +239,7 @@ void writeLangevinInputs(JsonWriter& w, const LangevinUtilityReport& r, const Da
 }
 
 void writeLangevinBounds(JsonWriter& w, const LangevinUtilityReport& r) {
-  const Lemma41Bound& l41 = r.lemma41;
+  const Lemma41Bound& l41 = *r.lemma41;
   w.key("lemma_4_1").beginObject().field("bound", l41.recursion.total);
   writeRisk(w, "recursion", l41.recursion);
   if (l41.closedForm) {
@@ -245,21 +251,23 @@ void writeLangevinBounds(JsonWriter& w, const LangevinUtilityReport& r) {
   }
   w.field("init_distance2", l41.initialDistanceSquared).field("contraction", l41.contraction).endObject();
   if (r.lemma42) {
-    w.key("lemma_4_2").beginObject().field("bound", r.lemma42->exactSum.total);
-    writeRisk(w, "exact_sum", r.lemma42->exactSum);
-    writeRisk(w, "closed_form", r.lemma42->closedForm);
-    w.field("sum_eta", r.lemma42->sumEta).endObject();
+    const Lemma42Bound& l42 = **r.lemma42;
+    w.key("lemma_4_2").beginObject().field("bound", l42.exactSum.total);
+    writeRisk(w, "exact_sum", l42.exactSum);
+    writeRisk(w, "closed_form", l42.closedForm);
+    w.field("sum_eta", l42.sumEta).endObject();
   } else {
     w.key("lemma_4_2").null();
   }
-  writePrescription(w, "theorem_4_1", r.theorem41);
-  writePrescription(w, "theorem_4_2", r.theorem42);
-  writePrescription(w, "theorem_4_3", r.theorem43);
-  writePrescription(w, "theorem_4_4", r.theorem44);
-  w.key("table_4").beginObject().field("ratio", r.table4.ratio).field("verdict", r.table4.verdict);
-  w.field("privacy_ratio", r.table4.privacyRatio).field("condition_number", r.table4.conditionNumber);
-  w.field("alpha", r.rdp.alpha).field("rdp_epsilon", r.rdp.epsilon);
-  w.field("ratio_theorem_4_4", r.table4Dp.ratio).field("verdict_theorem_4_4", r.table4Dp.verdict).endObject();
+  writePrescription(w, "theorem_4_1", &*r.theorem41);
+  writePrescription(w, "theorem_4_2", &*r.theorem42);
+  writePrescription(w, "theorem_4_3", r.theorem43 ? &**r.theorem43 : nullptr);
+  writePrescription(w, "theorem_4_4", r.theorem44 ? &**r.theorem44 : nullptr);
+  const IterationRegime& table = *r.table4;
+  w.key("table_4").beginObject().field("ratio", table.ratio).field("verdict", table.verdict);
+  w.field("privacy_ratio", table.privacyRatio).field("condition_number", table.conditionNumber);
+  w.field("alpha", r.rdp->alpha).field("rdp_epsilon", r.rdp->epsilon);
+  w.field("ratio_theorem_4_4", r.table4Dp->ratio).field("verdict_theorem_4_4", r.table4Dp->verdict).endObject();
 }
 
 void writeJson(std::ostream& out, const LangevinUtilityReport& r, const DataRun* data) {
@@ -283,7 +291,7 @@ void writeSgmcmcInputs(JsonWriter& w, const SgmcmcUtilityReport& r, const DataRu
   w.field("n", p.n).field("m", p.m).field("K", p.K).field("L", p.L).field("burn_in", r.burnIn);
   w.field("gamma_m", r.problem.gammaM).field("gamma_m_source", sourceName(r.gammaMSource));
   w.field("gamma_m_bound", r.gammaMBound);
-  w.field("mse_constant", r.problem.constant).field("c", r.c).field("c2", r.c2);
+  w.field("mse_constant", r.problem.constant).field("c", *r.c).field("c2", *r.c2);
   w.endObject();
   if (r.estimated && data) {
     const FittedOptimum& o = r.estimated->optimum;
@@ -307,20 +315,22 @@ void writeJson(std::ostream& out, const SgmcmcUtilityReport& r, const DataRun* d
   w.key("run").beginObject().field("schedule", core::scheduleName(r.params.schedule)).field("eta", r.params.eta);
   w.field("eta_source", r.etaCalibrated ? "calibrated" : "flag").field("h1", r.posterior.h1);
   w.field("sigma_eff", r.sigmaEffective).field("epsilon", r.runEpsilon).endObject();
+  const WeightedMse& weighted = *r.weighted;
   w.key("weighted").beginObject();
-  writeMse(w, r.weighted.terms);
-  w.field("sum_h", r.weighted.sumH).field("sum_h2", r.weighted.sumH2).field("samples", r.weighted.samples).endObject();
-  w.key("proposition_5").beginObject().field("eta_tilde0", r.etaTilde0);
-  writeMse(w, r.proposition5);
+  writeMse(w, weighted.terms);
+  w.field("sum_h", weighted.sumH).field("sum_h2", weighted.sumH2).field("samples", weighted.samples).endObject();
+  w.key("proposition_5").beginObject().field("eta_tilde0", *r.etaTilde0);
+  writeMse(w, *r.proposition5);
   w.endObject();
-  w.key("lemma_6_at_theorem_4").beginObject().field("eta", r.theorem4Eta);
-  writeMse(w, r.lemma6AtTheorem4);
+  w.key("lemma_6_at_theorem_4").beginObject().field("eta", *r.theorem4Eta);
+  writeMse(w, *r.lemma6AtTheorem4);
   w.endObject();
-  w.key("lemma_6_optimum").beginObject().field("eta", r.lemma6Optimum.eta);
+  const Lemma6Optimum& optimum = *r.lemma6Optimum;
+  w.key("lemma_6_optimum").beginObject().field("eta", optimum.eta);
   w.key("printed").beginObject();
-  writeMse(w, r.lemma6Optimum.printed);
+  writeMse(w, optimum.printed);
   w.endObject().key("exact").beginObject();
-  writeMse(w, r.lemma6Optimum.exact);
+  writeMse(w, optimum.exact);
   w.endObject().endObject();
   w.endObject();
   out << w.str() << "\n";
@@ -363,32 +373,35 @@ void printLangevinSetting(std::ostream& out, const LangevinUtilityReport& r, con
       << ", K = " << p.K << ", σ = " << formatNumber(p.sigma)
       << (r.sigmaCalibrated ? " (calibrated to the target by sgld)" : "")
       << ", σ_L = " << formatNumber(r.schedule.sigmaL) << ", ε = " << formatNumber(r.runEpsilon) << "\n"
-      << "        E‖θ₀ − θ*‖² ≤ " << formatNumber(r.lemma41.initialDistanceSquared) << " ("
+      << "        E‖θ₀ − θ*‖² ≤ " << formatNumber(r.lemma41->initialDistanceSquared) << " ("
       << (r.initialDistanceSource == InputSource::kDefault ? "default: 4L²/λ²" : sourceName(r.initialDistanceSource))
       << ")\n\n";
 }
 
 void printText(std::ostream& out, const LangevinUtilityReport& r, const DataRun* data) {
   printLangevinSetting(out, r, data);
-  out << "Lemma 4.1, last iterate, recursion over the K steps run:\n  E[L(θ_K) − L(θ*)] ≤ "
-      << riskText(r.lemma41.recursion) << "\n";
-  if (r.lemma41.closedForm) {
-    out << "  closed form " << formatNumber(r.lemma41.closedForm->total) << "; as printed (ξ² term βηξ²/(2λ)) "
-        << formatNumber(r.lemma41.printed->total) << "\n";
+  const Lemma41Bound& l41 = *r.lemma41;
+  out << "Lemma 4.1, last iterate, recursion over the K steps run:\n  E[L(θ_K) − L(θ*)] ≤ " << riskText(l41.recursion)
+      << "\n";
+  if (l41.closedForm) {
+    out << "  closed form " << formatNumber(l41.closedForm->total) << "; as printed (ξ² term βηξ²/(2λ)) "
+        << formatNumber(l41.printed->total) << "\n";
   }
   if (r.lemma42) {
-    out << "Lemma 4.2, average of the iterates, exact sum over the steps run:\n  " << riskText(r.lemma42->exactSum)
-        << "\n  as printed (log(1 + λK/(4β))) " << formatNumber(r.lemma42->closedForm.total) << "\n";
+    const Lemma42Bound& l42 = **r.lemma42;
+    out << "Lemma 4.2, average of the iterates, exact sum over the steps run:\n  " << riskText(l42.exactSum)
+        << "\n  as printed (log(1 + λK/(4β))) " << formatNumber(l42.closedForm.total) << "\n";
   }
   out << "\n";
-  printPrescription(out, "Thm 4.1 (constant η = 1/(2β), (α, ε_α)-RDP that gives the target):", r.theorem41, false);
-  printPrescription(out, "Thm 4.2 (constant η = 1/(2β), (ε, δ)-DP):", r.theorem42, false);
+  printPrescription(out, "Thm 4.1 (constant η = 1/(2β), (α, ε_α)-RDP that gives the target):", *r.theorem41, false);
+  printPrescription(out, "Thm 4.2 (constant η = 1/(2β), (ε, δ)-DP):", *r.theorem42, false);
   if (r.theorem43) {
-    printPrescription(out, "Thm 4.3 (η_k = 1/(2β + λk/2), (α, ε_α)-RDP, average of the iterates):", *r.theorem43, true);
-    printPrescription(out, "Thm 4.4 (η_k = 1/(2β + λk/2), (ε, δ)-DP, average of the iterates):", *r.theorem44, true);
+    printPrescription(out, "Thm 4.3 (η_k = 1/(2β + λk/2), (α, ε_α)-RDP, average of the iterates):", **r.theorem43,
+                      true);
+    printPrescription(out, "Thm 4.4 (η_k = 1/(2β + λk/2), (ε, δ)-DP, average of the iterates):", **r.theorem44, true);
   }
-  out << "\nTable 4: εn²/(αd)/(β/λ)² = " << formatNumber(r.table4.ratio) << " → " << r.table4.verdict
-      << " (Thm 4.4's form: " << formatNumber(r.table4Dp.ratio) << " → " << r.table4Dp.verdict << ")\n";
+  out << "\nTable 4: εn²/(αd)/(β/λ)² = " << formatNumber(r.table4->ratio) << " → " << r.table4->verdict
+      << " (Thm 4.4's form: " << formatNumber(r.table4Dp->ratio) << " → " << r.table4Dp->verdict << ")\n";
   out.flush();
 }
 
@@ -404,18 +417,18 @@ void printText(std::ostream& out, const SgmcmcUtilityReport& r, const DataRun* d
       << (r.gammaMSource == InputSource::kData      ? "at the posterior mode, an estimate"
           : r.gammaMSource == InputSource::kDefault ? "default: the bound L²/(N − 1)"
                                                     : "flag")
-      << "), c = " << formatNumber(r.c) << ", c₂ = " << formatNumber(r.c2) << "\n"
+      << "), c = " << formatNumber(*r.c) << ", c₂ = " << formatNumber(*r.c2) << "\n"
       << "the run: " << core::scheduleName(p.schedule) << " step" << (decreasing ? " η_t = η₁t^(−1/3), η₁ = " : " η = ")
       << formatNumber(p.eta) << (r.etaCalibrated ? " (the largest within the target)" : "")
       << ", ε = " << formatNumber(r.runEpsilon) << "\n\n"
       << "MSE of the step-weighted average over t = B+1…T (eq. 8 of the supplement, exact sums, h_t = η_t/N):\n  "
-      << mseText(r.weighted.terms) << "\n"
-      << "Prop. 5 as printed (η̃₀ = ε²/(c₂²L²log(1/δ)) = " << formatNumber(r.etaTilde0) << "):\n  "
-      << mseText(r.proposition5) << "\n"
-      << "Lemma 6 at Thm 4's step η = " << formatNumber(r.theorem4Eta) << ", as printed:\n  "
-      << mseText(r.lemma6AtTheorem4) << "\n"
-      << "Lemma 6's non-private optimum η* = (2T)^(−1/3) = " << formatNumber(r.lemma6Optimum.eta) << ": "
-      << formatNumber(r.lemma6Optimum.exact.total) << " (printed form " << formatNumber(r.lemma6Optimum.printed.total)
+      << mseText(r.weighted->terms) << "\n"
+      << "Prop. 5 as printed (η̃₀ = ε²/(c₂²L²log(1/δ)) = " << formatNumber(*r.etaTilde0) << "):\n  "
+      << mseText(*r.proposition5) << "\n"
+      << "Lemma 6 at Thm 4's step η = " << formatNumber(*r.theorem4Eta) << ", as printed:\n  "
+      << mseText(*r.lemma6AtTheorem4) << "\n"
+      << "Lemma 6's non-private optimum η* = (2T)^(−1/3) = " << formatNumber(r.lemma6Optimum->eta) << ": "
+      << formatNumber(r.lemma6Optimum->exact.total) << " (printed form " << formatNumber(r.lemma6Optimum->printed.total)
       << ")\n"
       << "All MSE values are C × the bracket of the statements; C is not given by the paper.\n";
   out.flush();

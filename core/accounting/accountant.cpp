@@ -1,6 +1,8 @@
 #include "accounting/accountant.h"
 
+#include <cassert>
 #include <cmath>
+#include <utility>
 
 #include "common/format.h"
 
@@ -33,7 +35,15 @@ Result<double> Accountant::rdp(const Params&, double, std::string_view) const {
   return Status::notApplicable(std::string(id()) + " is not an RDP analysis: rdp(α) is not defined");
 }
 
-std::vector<Violation> Accountant::commonViolations(const Params& params) const {
+Accountant::Accountant(AccountantInfo info) : m_info(std::move(info)) {
+  // Variant 0 is the headline by contract (checkVariant, the CLI and the GUI rely on it).
+  if (m_info.variants.empty() || !m_info.variants.front().id.empty()) {
+    m_info.variants.insert(m_info.variants.begin(), Variant{"", m_info.name, ""});
+  }
+  assert(!m_info.id.empty() && !m_info.name.empty() && !m_info.citation.empty());
+}
+
+std::vector<Violation> Accountant::check(const Params& params) const {
   std::vector<Violation> out;
   if (Status s = params.validate(); !s.isOk()) {
     out.push_back({"parameters", s.message()});
@@ -49,8 +59,11 @@ std::vector<Violation> Accountant::commonViolations(const Params& params) const 
                                                 " neighbours; the run asks for " +
                                                 std::string(neighbouringName(*params.neighbouring))});
   }
+  addViolations(params, out);
   return out;
 }
+
+void Accountant::addViolations(const Params&, std::vector<Violation>&) const {}
 
 Status Accountant::checkVariant(std::string_view variant) const {
   if (variant.empty()) return Status::ok();  // the headline always exists

@@ -1,11 +1,15 @@
-// One interface for every privacy analysis in the seed papers (SPEC §2). An accountant states
-// what it assumes (as data), checks those assumptions against a run, reports its native
-// parameters, and answers rdp(α), ε(δ), δ(ε) and the trade-off curve where they are defined —
-// each number tagged upper bound / estimate / lower bound. Nothing non-finite is returned: a
-// value that would not be a finite double comes back as a Status saying why.
+// One interface for every privacy analysis DP Explorer offers. An accountant states what it
+// assumes (as data), checks those assumptions against a run, reports its native parameters, and
+// answers rdp(α), ε(δ), δ(ε) and the trade-off curve where they are defined — each number tagged
+// upper bound / estimate / lower bound. Nothing non-finite is returned: a value that would not be
+// a finite double comes back as a Status saying why.
+// What an accountant *is* (id, name, paper and theorem, assumptions, variants, the native keys
+// the CLI promises, its colour) is one AccountantInfo written once in its constructor; every
+// consumer (registry, CLI, GUI) reads it from there.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -37,7 +41,7 @@ struct Assumptions {
   bool needsSmoothness = false;       // β-smooth loss, step size bounded by β
   bool needsLipschitz = false;        // per-example loss L-Lipschitz (clipping never active)
   bool clipsGradients = false;        // clipping to L is the mechanism (DP-SGD)
-  std::vector<std::string> statements;  // the assumptions in words
+  std::vector<std::string> statements{};  // the assumptions in words
 };
 
 struct Violation {
@@ -47,7 +51,7 @@ struct Violation {
 
 // A native parameter of the analysis (q, σ_L, ℓ_η, Δ, μ, …), shown next to its ε.
 struct NativeValue {
-  std::string key;    // JSON key (SPEC §5): "q", "sigma_L", "Lambda_k", …
+  std::string key;    // JSON key of `dpx epsilon --json`'s "native": "q", "sigma_L", "Lambda_k", …
   std::string label;  // for people: "sampling rate q = m/n"
   double value;
 };
@@ -56,7 +60,38 @@ struct NativeValue {
 // all-iterates baseline of `cyclic`. Variant 0 is the accountant's headline result.
 struct Variant {
   std::string id;     // "" for the headline, else e.g. "baseline"
-  std::string label;  // "composition baseline (all iterates)"
+  std::string label;  // short, reads after the accountant's id: "composition baseline"
+  // What the variant teaches, with its formula and source. A variant that has one is drawn on the
+  // GUI's ε chart as a dashed curve beside its headline (this text is its tooltip); the others
+  // are reachable with `dpx --variant`.
+  std::string tooltip;
+};
+
+// The native key whose value is a Gaussian-DP μ (see AccountantInfo::reportsGdpMu).
+inline constexpr std::string_view kGdpMuKey = "mu";
+
+// Everything about an accountant that is data rather than computation, written once per
+// accountant (in its constructor) and read by the registry, the CLI and the GUI alike.
+struct AccountantInfo {
+  std::string id;        // "rdp": --accountant, JSON "accountant", curve ids, CSV headers
+  std::string name;      // for people: "Moments accountant (RDP)"
+  std::string citation;  // authors, year and theorem: "Ryffel, Bach & Pointcheval 2022, Thm 3.1, …"
+  BoundKind bound = BoundKind::kUpper;
+  Assumptions assumptions;
+  // The headline first (id ""; added from `name` when omitted), then the named variants.
+  std::vector<Variant> variants{};
+  // Keys `dpx epsilon --json` always prints under "native", as null where a value is undefined
+  // (Δ_∞ when ρ ≥ 1): scripts may rely on them. The values come from native() and epsilon().
+  std::vector<std::string> nativeKeys{};
+  std::uint32_t color = 0x7f7f7f;  // display colour, 0xRRGGBB, the same in every chart
+  // native() reports kGdpMuKey, a μ such that the run is (approximately) μ-GDP: the GUI draws its
+  // trade-off G_μ, and the f_{ε,δ} of its one (ε, δ) only as a dashed reference.
+  bool reportsGdpMu = false;
+  // Cheap enough to recompute on every slider move (closed forms, cached series). `pld` is not.
+  bool isAnalytic = true;
+  // The noise multiplier knob σ sets this analysis' noise (false for `sgmcmc`, whose noise is
+  // set by the step size): calibrating σ only makes sense when true.
+  bool noiseSetBySigma = true;
 };
 
 // Settings of the exact (PLD) accountant; ignored by the analytic ones.
@@ -69,7 +104,7 @@ struct ExactOptions {
 
 struct EpsilonOptions {
   Conversion conversion = Conversion::kImproved;
-  // Orders to optimise over (RDP accountants); empty means the SPEC §2 default grid.
+  // Orders to optimise over (RDP accountants); empty means defaultOrders() (rdp_conversion.h).
   std::vector<double> orders;
   // When set, only this order is used (the user "fixes α").
   std::optional<double> fixedAlpha;
@@ -100,23 +135,22 @@ class Accountant {
  public:
   virtual ~Accountant() = default;
 
-  virtual std::string_view id() const = 0;
-  virtual std::string_view name() const = 0;
-  virtual std::string_view citation() const = 0;  // paper and theorem
-  virtual const Assumptions& assumptions() const = 0;
-  virtual BoundKind boundKind() const = 0;
-  // Defines rdp(α); its ε(δ) is the RDP→(ε,δ) conversion over orders.
-  virtual bool hasRdp() const = 0;
-  // Cheap enough to recompute on every slider move (closed forms, cached series). `pld` is not.
-  virtual bool isAnalytic() const { return true; }
-  // The noise multiplier knob σ sets this analysis' noise (false for `sgmcmc`, whose noise is
-  // set by the step size): calibrating σ only makes sense when true.
-  virtual bool noiseSetBySigma() const { return true; }
-  virtual std::vector<Variant> variants() const { return {Variant{"", std::string(name())}}; }
+  const AccountantInfo& info() const { return m_info; }
+  std::string_view id() const { return m_info.id; }
+  std::string_view name() const { return m_info.name; }
+  std::string_view citation() const { return m_info.citation; }  // paper and theorem
+  const Assumptions& assumptions() const { return m_info.assumptions; }
+  BoundKind boundKind() const { return m_info.bound; }
+  const std::vector<Variant>& variants() const { return m_info.variants; }
+  bool isAnalytic() const { return m_info.isAnalytic; }
+  bool noiseSetBySigma() const { return m_info.noiseSetBySigma; }
+  // Defines rdp(α); its ε(δ) is the RDP→(ε,δ) conversion over orders. A property of the code
+  // (RdpBasedAccountant implements rdp()), not of the data, so it is not in AccountantInfo.
+  virtual bool hasRdp() const { return false; }
 
   // Violated assumptions for this run, in words. Empty when the analysis applies.
   // Invalid params produce a single violation quoting Params::validate().
-  virtual std::vector<Violation> check(const Params& params) const = 0;
+  std::vector<Violation> check(const Params& params) const;
   virtual Result<std::vector<NativeValue>> native(const Params& params) const = 0;
 
   // Total RDP of the run at order α (all K steps), for accountants with hasRdp().
@@ -129,10 +163,14 @@ class Accountant {
                                          const EpsilonOptions& options = {}) const = 0;
 
  protected:
-  // Violations common to every accountant: invalid params, a sampling scheme or neighbouring
-  // relation set on the run that differs from the one assumed.
-  std::vector<Violation> commonViolations(const Params& params) const;
+  explicit Accountant(AccountantInfo info);
+  // The assumptions beyond those every accountant checks (valid params, the sampling scheme and
+  // neighbouring relation set on the run): appended to `out`; params are valid.
+  virtual void addViolations(const Params& params, std::vector<Violation>& out) const;
   Status checkVariant(std::string_view variant) const;
+
+ private:
+  AccountantInfo m_info;
 };
 
 // A number core may hand out: finite and |value| ≤ 1e300.

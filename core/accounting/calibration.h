@@ -20,7 +20,7 @@ struct Calibration {
 Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult>(double)>& epsilonOf, double target,
                                         double lo, double hi);
 
-// σ for a target ε of `accountant` at params (σ range of SPEC §1: [0.05, 100]).
+// σ for a target ε of `accountant` at params (σ in the knob's range [0.05, 100]).
 Result<Calibration> calibrateSigma(const Accountant& accountant, const Params& params, double targetEpsilon,
                                    const EpsilonOptions& options = {});
 

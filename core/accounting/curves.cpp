@@ -1,10 +1,16 @@
 #include "accounting/curves.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <mutex>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "accounting/pld_accountant.h"
+#include "accounting/privacy_loss_distribution.h"
 #include "accounting/rdp_based_accountant.h"
 #include "common/format.h"
 
@@ -96,6 +102,186 @@ Result<Params> paramsAt(const Params& base, CurveVariable variable, double x) {
   return p;
 }
 
+namespace {
+
+// Relative cost of composing `steps` steps: the length of the composed loss window, as in
+// PldAccountant's first guess at Δ (mean μ²/2 plus 14 standard deviations μ of the total loss,
+// and a few single-step spreads for the per-step grids). Only shares out the progress bar, on
+// which the largest K of a log-spaced curve dominate.
+double compositionCost(const Params& p, std::int64_t steps) {
+  const double stepSpread = p.q() * std::sqrt(std::expm1(std::min(1.0 / (p.sigma * p.sigma), 700.0)));
+  const double mu = stepSpread * std::sqrt(static_cast<double>(steps));
+  return mu * mu / 2.0 + 14.0 * mu + 20.0 * stepSpread + 1e-12;
+}
+
+// Progress of work shared by several threads: each part reports its own fraction in [0, 1]; the
+// sink sees the cost-weighted total, never decreasing.
+class SharedProgress {
+ public:
+  SharedProgress(std::function<void(double)> sink, std::vector<double> weights)
+      : m_sink(std::move(sink)), m_weights(std::move(weights)), m_fraction(m_weights.size(), 0.0) {
+    for (double w : m_weights) m_total += w;
+  }
+  std::function<void(double)> part(std::size_t j) {
+    if (!m_sink) return {};
+    return [this, j](double f) {
+      std::lock_guard lock(m_mutex);
+      m_fraction[j] = std::max(m_fraction[j], std::clamp(f, 0.0, 1.0));
+      double done = 0.0;
+      for (std::size_t i = 0; i < m_weights.size(); ++i) done += m_weights[i] * m_fraction[i];
+      const double total = m_total > 0.0 ? done / m_total : 0.0;
+      if (total > m_reported) {
+        m_reported = total;
+        m_sink(total);
+      }
+    };
+  }
+
+ private:
+  std::function<void(double)> m_sink;
+  std::vector<double> m_weights;
+  std::vector<double> m_fraction;
+  double m_total = 0.0;
+  double m_reported = 0.0;
+  std::mutex m_mutex;
+};
+
+// Both ends of a composed run's ε bracket at δ, into `point`.
+void readBracket(const pld::ComposedRun& run, double delta, PldCurvePoint& point) {
+  const std::string where = "K = " + std::to_string(point.steps);
+  Result<double> upper = run.epsilonUpper(delta);
+  if (!upper) {
+    point.error = upper.status().withContext(where);
+    return;
+  }
+  point.epsilonUpper = *upper;
+  Result<double> lower = run.epsilonLower(delta);
+  if (!lower) {
+    point.error = lower.status().withContext(where + ", optimistic end");
+    return;
+  }
+  // The optimistic composition is a lower bound on the true ε, which the pessimistic one bounds
+  // from above; a rounding-level inversion is clipped so the bracket reads lower ≤ upper.
+  point.epsilonLower = std::min(*lower, *upper);
+}
+
+}  // namespace
+
+Status PldCurve::firstError() const {
+  for (const PldCurvePoint& p : points) {
+    if (!p.error.isOk()) return p.error;
+  }
+  return Status::ok();
+}
+
+Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_t> steps,
+                                 const ExactOptions& options) {
+  if (steps.empty()) return Status::invalidArgument("a pld curve needs at least one K");
+  // The options are checked here, not per point: a bad Δ or accuracy is the caller's error.
+  if (const std::optional<double>& d = options.discretisation; d && !(*d > 0.0 && *d <= 1.0)) {
+    return Status::invalidArgument("discretisation = " + formatNumber(*d) +
+                                   " is out of range: the loss grid Δ must be in (0, 1]");
+  }
+  if (!(options.accuracy > 0.0 && options.accuracy <= 0.5)) {
+    return Status::invalidArgument("accuracy = " + formatNumber(options.accuracy) +
+                                   " is out of range: the relative bracket width must be in (0, 0.5]");
+  }
+  PldCurve curve;
+  curve.points.resize(steps.size());
+  std::vector<std::int64_t> distinct;
+  Status firstInvalid;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    PldCurvePoint& point = curve.points[i];
+    point.steps = steps[i];
+    Params p = base;
+    p.K = steps[i];
+    if (Status valid = p.validate(); !valid.isOk()) {
+      point.error = valid;
+      if (firstInvalid.isOk()) firstInvalid = valid;
+      continue;
+    }
+    distinct.push_back(steps[i]);
+  }
+  // No valid K means the other knobs are invalid (or every K is): nothing can be chosen.
+  if (distinct.empty()) return firstInvalid;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+
+  const bool automatic = !options.discretisation.has_value();
+  const std::int64_t largest = distinct.back();
+  // Progress: the largest K first (choosing Δ there, a coarse look and a few refinements, counts
+  // as three compositions), then the others, each by its cost.
+  std::vector<double> cost(distinct.size());
+  for (std::size_t j = 0; j < distinct.size(); ++j) cost[j] = compositionCost(base, distinct[j]);
+  cost.back() *= automatic ? 3.0 : 1.0;
+  SharedProgress progress(options.progress, cost);
+
+  std::vector<PldCurvePoint> computed(distinct.size());
+  for (std::size_t j = 0; j < distinct.size(); ++j) computed[j].steps = distinct[j];
+  // The largest K goes through PldAccountant's run (cached, so `dpx epsilon` or the GUI's table
+  // at that K shares it): it sets the automatic Δ, and its bracket is that point's.
+  {
+    Params top = base;
+    top.K = largest;
+    ExactOptions first = options;
+    first.progress = progress.part(distinct.size() - 1);
+    Result<PldRunResult> run = pldRun(top, first);
+    PldCurvePoint& point = computed.back();
+    if (!run) {
+      if (run.status().code() == StatusCode::kCancelled || automatic) return run.status();
+      point.error = run.status().withContext("K = " + std::to_string(largest));  // the fixed Δ is too fine here
+      curve.discretisation = *options.discretisation;
+    } else {
+      curve.discretisation = run->run->interval;
+      if (automatic) {
+        curve.automatic = true;
+        curve.gridSteps = largest;
+        curve.requestedWidth = options.accuracy;
+        curve.achievedWidth = run->achievedWidth;
+      }
+      readBracket(*run->run, base.delta, point);
+    }
+  }
+
+  // The other points are independent compositions on that grid: both cores share them, the
+  // largest first so the last task to start is a short one.
+  const std::size_t others = distinct.size() - 1;
+  std::atomic<bool> cancelled{false};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, others, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t t = r.begin(); t != r.end(); ++t) {
+      const std::size_t j = others - 1 - t;
+      if (cancelled.load() || (options.cancel && options.cancel->load(std::memory_order_relaxed))) {
+        cancelled = true;
+        return;
+      }
+      PldCurvePoint& point = computed[j];
+      const pld::GaussianSegment segment{base.q(), base.sigma, distinct[j]};
+      ExactOptions sub;
+      sub.cancel = options.cancel;
+      sub.progress = progress.part(j);
+      Result<pld::ComposedRun> run =
+          pldComposeSegments(std::span<const pld::GaussianSegment>(&segment, 1), curve.discretisation, sub);
+      if (!run && run.status().code() == StatusCode::kCancelled) {
+        cancelled = true;
+        return;
+      }
+      if (!run) {
+        point.error = run.status().withContext("K = " + std::to_string(distinct[j]));
+      } else {
+        readBracket(*run, base.delta, point);
+      }
+    }
+  });
+  if (cancelled.load()) return Status::cancelled("the pld curve was cancelled");
+  for (PldCurvePoint& point : curve.points) {
+    if (!point.error.isOk()) continue;  // an invalid K, reported above
+    point = computed[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), point.steps) -
+                                              distinct.begin())];
+  }
+  if (options.progress) options.progress(1.0);
+  return curve;
+}
+
 AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, CurveVariable variable,
                              std::span<const double> xs, const EpsilonOptions& options) {
   AccountantCurve curve;
@@ -112,20 +298,52 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
       errors[i] = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(xs[i]));
     }
   };
-  const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(&accountant);
-  if (alongSteps && rdpBased != nullptr && rdpBased->rdpLinearInSteps()) {
-    // Total RDP is linear in K: one per-step RDP profile serves every point.
-    std::vector<Params> points;
-    std::vector<std::size_t> where;
+  // The parameter sets of the points that are valid, and where they sit in xs; the others are
+  // recorded as errors.
+  auto validPoints = [&] {
+    std::pair<std::vector<Params>, std::vector<std::size_t>> out;
     for (std::size_t i = 0; i < xs.size(); ++i) {
       Result<Params> p = paramsAt(base, variable, xs[i]);
       if (!p) {
         record(i, p.status());
         continue;
       }
-      points.push_back(*p);
-      where.push_back(i);
+      out.first.push_back(*p);
+      out.second.push_back(i);
     }
+    return out;
+  };
+  const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(&accountant);
+  if (alongSteps && dynamic_cast<const PldAccountant*>(&accountant) != nullptr) {
+    // The exact accountant: the whole curve on one loss grid (monotone in K), the same function
+    // the GUI draws its pld bracket with.
+    curve.epsilonLower.assign(xs.size(), std::nullopt);
+    const auto [points, where] = validPoints();
+    std::vector<std::int64_t> steps;
+    for (const Params& p : points) steps.push_back(p.K);
+    // Point errors name their K already; along epochs the epoch count is added in front.
+    auto context = [&](std::size_t i, const Status& s) {
+      return variable == CurveVariable::kEpochs ? s.withContext("epochs = " + formatNumber(xs[i])) : s;
+    };
+    if (!steps.empty()) {
+      Result<PldCurve> exact = pldEpsilonCurve(base, steps, options.exact);
+      for (std::size_t j = 0; j < where.size(); ++j) {
+        const std::size_t i = where[j];
+        if (!exact) {
+          errors[i] = context(i, exact.status());
+          continue;
+        }
+        const PldCurvePoint& point = exact->points[j];
+        curve.epsilon[i] = point.epsilonUpper;
+        curve.epsilonLower[i] = point.epsilonLower;
+        // A point with an upper bound has an ε; only a missing one is a gap with a reason.
+        if (!point.epsilonUpper) errors[i] = context(i, point.error);
+      }
+      if (exact) curve.discretisation = exact->discretisation;
+    }
+  } else if (alongSteps && rdpBased != nullptr && rdpBased->rdpLinearInSteps()) {
+    // Total RDP is linear in K: one per-step RDP profile serves every point.
+    const auto [points, where] = validPoints();
     const std::vector<Result<EpsilonResult>> values = rdpBased->epsilonAlongSteps(points, options);
     for (std::size_t j = 0; j < values.size(); ++j) record(where[j], values[j]);
   } else {

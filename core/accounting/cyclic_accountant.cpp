@@ -21,44 +21,43 @@ CyclicConstants cyclicConstants(const Params& p) {
   return c;
 }
 
-CyclicAccountant::CyclicAccountant() {
-  m_assumptions.sampling = Sampling::kCyclic;
-  m_assumptions.neighbouring = Neighbouring::kReplaceOne;
-  m_assumptions.release = Release::kLastIterate;
-  m_assumptions.needsSmoothness = true;
-  m_assumptions.needsLipschitz = true;
-  m_assumptions.statements = {
-      "cyclic sampling: fixed-order batches of b = m records, k = ⌈n/b⌉ batches per pass",
-      "only the last iterate is released; noise std s = ησL/b on the parameters",
-      "loss w-weakly convex with upper curvature M (A2); step η ≤ 1/(M + w)",
-      "Thm 4.4/4.5: every per-example gradient norm ≤ L (clipping inactive) or d = 1",
-      "formulas restored from the paper's framework (the seed lost them): SPEC §2.5",
-      "replace-one neighbours",
-  };
-}
+CyclicAccountant::CyclicAccountant()
+    : RdpBasedAccountant({
+          .id = "cyclic",
+          .name = "Last-iterate cyclic DP-SGD",
+          .citation = "Kong & Ribero 2024, Privacy of the last iterate in cyclically-sampled DP-SGD, Thm 4.3–4.5 "
+                      "(restored from its shifted-Rényi framework, Feldman et al. 2018)",
+          .assumptions = {.sampling = Sampling::kCyclic,
+                          .neighbouring = Neighbouring::kReplaceOne,
+                          .release = Release::kLastIterate,
+                          .needsSmoothness = true,
+                          .needsLipschitz = true,
+                          .statements = {"cyclic sampling: fixed-order batches of b = m records, k = ⌈n/b⌉ batches "
+                                         "per pass",
+                                         "only the last iterate is released; noise std s = ησL/b on the parameters",
+                                         "loss w-weakly convex with upper curvature M (A2); step η ≤ 1/(M + w)",
+                                         "Thm 4.4/4.5: every per-example gradient norm ≤ L (clipping inactive) or "
+                                         "d = 1",
+                                         "formulas restored from the paper's shifted-Rényi framework (Feldman et al. "
+                                         "2018), not transcribed from its printed theorems",
+                                         "replace-one neighbours"}},
+          .variants = {{"", "Thm 4.5, worst record (restored)", ""},
+                       {"first-batch", "Thm 4.5, record in the first batch (paper form)", ""},
+                       {"bounded-domain", "bounded domain, Thm 4.4",
+                        "Kong & Ribero 2024, Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain "
+                        "diameter D"},
+                       {"no-curvature", "Thm 4.3, no curvature assumption", ""},
+                       {"baseline", "all iterates released (composition)", ""}},
+          .nativeKeys = {"k", "ell", "Lambda_k"},
+          .color = 0x9467bd,
+      }) {}
 
-std::string_view CyclicAccountant::citation() const {
-  return "Kong & Ribero, Privacy of the last iterate in cyclically-sampled DP-SGD (seed 001), Thm 4.3–4.5 "
-         "(restored, SPEC §2.5)";
-}
-
-std::vector<Variant> CyclicAccountant::variants() const {
-  return {{"", "Thm 4.5, worst record (restored)"},
-          {"first-batch", "Thm 4.5, record in the first batch (paper form)"},
-          {"bounded-domain", "Thm 4.4, domain of diameter D"},
-          {"no-curvature", "Thm 4.3, no curvature assumption"},
-          {"baseline", "all iterates released (composition)"}};
-}
-
-std::vector<Violation> CyclicAccountant::check(const Params& p) const {
-  std::vector<Violation> out = commonViolations(p);
-  if (!out.empty() && out.front().assumption == "parameters") return out;
+void CyclicAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   const double curvature = p.M + p.w;
   if (curvature > 0.0 && p.eta > 1.0 / curvature) {
     out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " > 1/(M + w) = " +
                                     formatNumber(1.0 / curvature, 4) + ": ℓ_η (eq. 12) needs η ≤ 1/(M + w)"});
   }
-  return out;
 }
 
 Result<std::vector<NativeValue>> CyclicAccountant::native(const Params& p) const {

@@ -1,7 +1,7 @@
-// `cyclic` — last-iterate privacy of cyclically sampled DP-SGD (seed 001: Kong & Ribero,
-// "Privacy of the last iterate in cyclically-sampled DP-SGD on nonconvex composite losses",
-// Thm 4.3–4.5). The seed lost its formulas in extraction; SPEC §2.5 restores them from the
-// paper's framework (shifted Rényi divergence, Feldman et al. 2018) and the UI labels them as
+// `cyclic` — last-iterate privacy of cyclically sampled DP-SGD: Kong & Ribero 2024, "Privacy of
+// the last iterate in cyclically-sampled DP-SGD on nonconvex composite losses", Thm 4.3–4.5. The
+// text of the paper available to us lost its formulas; they are restored from the paper's
+// framework (the shifted Rényi divergence of Feldman et al. 2018), and the UI labels them as
 // restorations.
 // Run: fixed-order batches of b = m records, k = ⌈n/b⌉ batches per pass, T = K steps, only the
 // last iterate released, parameter noise std s = ησL/b, replace-one neighbours. Loss w-weakly
@@ -33,20 +33,12 @@ CyclicConstants cyclicConstants(const Params& params);
 class CyclicAccountant final : public RdpBasedAccountant {
  public:
   CyclicAccountant();
-  std::string_view id() const override { return "cyclic"; }
-  std::string_view name() const override { return "Last-iterate cyclic DP-SGD"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kUpper; }
-  std::vector<Variant> variants() const override;
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
 
  protected:
+  // η ≤ 1/(M + w), where ℓ_η (eq. 12) is defined.
+  void addViolations(const Params& params, std::vector<Violation>& out) const override;
   Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
-
- private:
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "accounting/rdp_accountant.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 #include "numerics/root_finding.h"
@@ -57,26 +58,20 @@ Result<double> gdpEpsilon(double mu, double delta) {
   return finiteOrStatus(*root, "ε of μ-GDP");
 }
 
-GdpAccountant::GdpAccountant() {
-  m_assumptions.sampling = Sampling::kPoisson;
-  m_assumptions.neighbouring = Neighbouring::kAddRemove;
-  m_assumptions.release = Release::kAllIterates;
-  m_assumptions.clipsGradients = true;
-  m_assumptions.statements = {
-      "Poisson sampling with rate q = m/n; clipped gradients with noise N(0, σ²L²) on their sum",
-      "asymptotic: q → 0 and K → ∞ with q√K fixed — an estimate, not a bound",
-      "every iterate may be released; add/remove neighbours",
-  };
-}
+GdpAccountant::GdpAccountant()
+    : Accountant({
+          .id = "gdp",
+          .name = "Gaussian DP central limit theorem",
+          .citation = "Bu, Dong, Long & Su 2020, Deep Learning with Gaussian DP, eq. 3.1 and Thm 5 (CLT); Dong, Roth & "
+                      "Su 2022, Cor. 2.13 (δ(ε) of μ-GDP)",
+          .bound = BoundKind::kEstimate,
+          .assumptions = dpSgdAssumptions({"asymptotic: q → 0 and K → ∞ with q√K fixed — an estimate, not a bound"}),
+          .nativeKeys = {std::string(kGdpMuKey)},
+          .color = 0xff7f0e,
+          .reportsGdpMu = true,
+      }) {}
 
-std::string_view GdpAccountant::citation() const {
-  return "Bu, Dong, Long & Su 2020, Deep Learning with Gaussian DP (seed 003), Thm 2 / eq. 4.1 (CLT); "
-         "Dong, Roth & Su 2019";
-}
-
-std::vector<Violation> GdpAccountant::check(const Params& params) const {
-  std::vector<Violation> out = commonViolations(params);
-  if (!out.empty() && out.front().assumption == "parameters") return out;
+void GdpAccountant::addViolations(const Params& params, std::vector<Violation>& out) const {
   if (params.q() > kMaxSamplingRate) {
     out.push_back({"CLT regime", "q = " + formatNumber(params.q(), 4) + " > " + formatNumber(kMaxSamplingRate) +
                                      ": the CLT needs a small sampling rate"});
@@ -85,7 +80,6 @@ std::vector<Violation> GdpAccountant::check(const Params& params) const {
     out.push_back({"CLT regime", "K = " + std::to_string(params.K) + " < " + std::to_string(kMinSteps) +
                                      ": the CLT needs many steps"});
   }
-  return out;
 }
 
 Result<double> GdpAccountant::mu(const Params& params) const {
@@ -96,7 +90,7 @@ Result<double> GdpAccountant::mu(const Params& params) const {
 Result<std::vector<NativeValue>> GdpAccountant::native(const Params& params) const {
   Result<double> m = mu(params);
   if (!m) return m.status();
-  return std::vector<NativeValue>{{"mu", "μ = q√(K(e^{1/σ²} − 1))", *m}};
+  return std::vector<NativeValue>{{std::string(kGdpMuKey), "μ = q√(K(e^{1/σ²} − 1))", *m}};
 }
 
 Result<EpsilonResult> GdpAccountant::epsilon(const Params& params, const EpsilonOptions&) const {

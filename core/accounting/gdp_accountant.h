@@ -1,11 +1,15 @@
-// `gdp` — the Gaussian-DP central limit theorem for NoisySGD (seed 003: Bu, Dong, Long, Su,
-// "Deep Learning with Gaussian Differential Privacy", Thm 2 / eq. (4.1); Dong, Roth, Su 2019).
+// `gdp` — the Gaussian-DP central limit theorem for NoisySGD: Bu, Dong, Long & Su 2020, "Deep
+// Learning with Gaussian Differential Privacy", eq. 3.1 and Thm 5; Dong, Roth & Su 2022, "Gaussian
+// Differential Privacy", Cor. 2.13 (μ-GDP as a family of (ε, δ)).
 //   μ = q·√(K·(e^{1/σ²} − 1))
 //   δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)       (μ-GDP ⇔ (ε, δ(ε))-DP for all ε)
 //   trade-off G_μ(x) = Φ(Φ⁻¹(1−x) − μ)
 // An asymptotic *estimate* (q → 0, K → ∞ with q√K fixed), not a bound: it can fall below the
-// tight ε (seed 003 Table 1 rows 1–5 vs the exact PLD values). Poisson sampling, add/remove.
+// tight ε (Bu et al. 2020, Table 1 rows 1–5, against the exact PLD values). Poisson sampling,
+// add/remove.
 #pragma once
+
+#include <cstdint>
 
 #include "accounting/accountant.h"
 
@@ -21,13 +25,6 @@ Result<double> gdpEpsilon(double mu, double delta);
 class GdpAccountant final : public Accountant {
  public:
   GdpAccountant();
-  std::string_view id() const override { return "gdp"; }
-  std::string_view name() const override { return "Gaussian DP central limit theorem"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kEstimate; }
-  bool hasRdp() const override { return false; }
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
   Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
   Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
@@ -38,9 +35,12 @@ class GdpAccountant final : public Accountant {
   static constexpr double kMaxSamplingRate = 0.1;
   static constexpr std::int64_t kMinSteps = 100;
 
+ protected:
+  // The CLT regime: q ≤ kMaxSamplingRate and K ≥ kMinSteps (else the estimate may be far off).
+  void addViolations(const Params& params, std::vector<Violation>& out) const override;
+
  private:
   Result<double> mu(const Params& params) const;
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

@@ -86,28 +86,30 @@ Result<OutputPerturbationConstants> outputPerturbationConstants(const Params& p)
   return c;
 }
 
-OutputPerturbationAccountant::OutputPerturbationAccountant() {
-  m_assumptions.sampling = Sampling::kShuffle;
-  m_assumptions.neighbouring = Neighbouring::kReplaceOne;
-  m_assumptions.release = Release::kLastIterate;
-  m_assumptions.needsStrongConvexity = true;
-  m_assumptions.needsSmoothness = true;
-  m_assumptions.needsLipschitz = true;
-  m_assumptions.statements = {
-      "noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch, constant η",
-      "only the final model (or the average of the last epoch) is released, plus N(0, (σΔ)²I)",
-      "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, |1−ηβ|) < 1",
-      "replace-one neighbours",
-  };
-}
+OutputPerturbationAccountant::OutputPerturbationAccountant()
+    : RdpBasedAccountant({
+          .id = "outpert",
+          .name = "Output perturbation (contractive SGD)",
+          .citation = "Chen, Lee & Kifer 2019, Rényi DP ERM for smooth objectives (AISTATS, supplementary), Lemma 2, "
+                      "Prop. 2, Prop. 3",
+          .assumptions = {.sampling = Sampling::kShuffle,
+                          .neighbouring = Neighbouring::kReplaceOne,
+                          .release = Release::kLastIterate,
+                          .needsStrongConvexity = true,
+                          .needsSmoothness = true,
+                          .needsLipschitz = true,
+                          .statements = {"noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch, "
+                                         "constant η",
+                                         "only the final model (or the average of the last epoch) is released, plus "
+                                         "N(0, (σΔ)²I)",
+                                         "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, "
+                                         "|1−ηβ|) < 1",
+                                         "replace-one neighbours"}},
+          .nativeKeys = {"rho", "Delta", "Delta_inf"},
+          .color = 0x8c564b,
+      }) {}
 
-std::string_view OutputPerturbationAccountant::citation() const {
-  return "Chen, Lee & Kifer, Rényi DP ERM for smooth objectives (seed 002), Lemma 2, Prop. 2, Prop. 3";
-}
-
-std::vector<Violation> OutputPerturbationAccountant::check(const Params& p) const {
-  std::vector<Violation> out = commonViolations(p);
-  if (!out.empty() && out.front().assumption == "parameters") return out;
+void OutputPerturbationAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   const double rho = std::max(std::fabs(1.0 - p.eta * p.lambda), std::fabs(1.0 - p.eta * p.beta));
   if (!(rho < 1.0)) {
     std::string why = p.lambda == 0.0 ? "λ = 0 gives no contraction" : "η ≥ 2/β = " + formatNumber(2.0 / p.beta, 4);
@@ -117,7 +119,6 @@ std::vector<Violation> OutputPerturbationAccountant::check(const Params& p) cons
   if (Result<OutputPerturbationConstants> c = outputPerturbationConstants(p); !c) {
     out.push_back({"sensitivity", c.status().message()});
   }
-  return out;
 }
 
 Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Params& p) const {

@@ -1,6 +1,6 @@
-// `outpert` — output perturbation of contractive permutation SGD (seed 002: Chen, Lee & Kifer,
-// "Rényi Differentially Private ERM for Smooth Objectives", supplementary, Lemma 2, Prop. 2,
-// Prop. 3). Noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch,
+// `outpert` — output perturbation of contractive permutation SGD: Chen, Lee & Kifer 2019, "Rényi
+// Differentially Private ERM for Smooth Objectives" (AISTATS), supplementary, Lemma 2, Prop. 2,
+// Prop. 3. Noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch,
 // E = ⌈K/k⌉ epochs, constant η; then θ + N(0, s²I) is released with s = σ·Δ.
 // Contraction ρ = max(|1 − ηλ|, |1 − ηβ|) < 1 (λ-strongly convex, β-smooth, L-Lipschitz loss).
 // Sensitivity after E epochs, worst position of the differing record (Prop. 2):
@@ -35,19 +35,12 @@ double logSumExpGeometric(double c, double r, std::int64_t k);
 class OutputPerturbationAccountant final : public RdpBasedAccountant {
  public:
   OutputPerturbationAccountant();
-  std::string_view id() const override { return "outpert"; }
-  std::string_view name() const override { return "Output perturbation (contractive SGD)"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kUpper; }
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
 
  protected:
+  // Contraction ρ < 1 and a finite sensitivity Δ_E.
+  void addViolations(const Params& params, std::vector<Violation>& out) const override;
   Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
-
- private:
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

@@ -5,7 +5,7 @@
 #include <list>
 #include <mutex>
 
-#include "accounting/gdp_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 
@@ -141,33 +141,22 @@ Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
   return result;
 }
 
-PldAccountant::PldAccountant() {
-  m_assumptions.sampling = Sampling::kPoisson;
-  m_assumptions.neighbouring = Neighbouring::kAddRemove;
-  m_assumptions.release = Release::kAllIterates;
-  m_assumptions.clipsGradients = true;
-  m_assumptions.statements = {
-      "Poisson sampling: every record joins each batch independently with probability q = m/n",
-      "per-example gradients clipped to norm L; noise N(0, σ²L²) added to their sum",
-      "every iterate may be released; add/remove neighbours, both directions composed",
-      "numerical: losses on a grid Δ, tails beyond 1e−20 mass truncated; the bracket is rigorous",
-  };
-}
-
-std::string_view PldAccountant::citation() const {
-  return "Koskela, Jälkö & Honkela 2020; Meiser & Mohammadi 2018; Doroshenko et al. 2022 (connect the dots); "
-         "Google dp_accounting PLD";
-}
-
-std::vector<Violation> PldAccountant::check(const Params& params) const { return commonViolations(params); }
+PldAccountant::PldAccountant()
+    : Accountant({
+          .id = "pld",
+          .name = "Exact composition (privacy loss distribution)",
+          .citation = "Koskela, Jälkö & Honkela 2020; Meiser & Mohammadi 2018; Doroshenko et al. 2022 (connect the "
+                      "dots); Google dp_accounting PLD",
+          .assumptions = dpSgdAssumptions({"both directions of add/remove composed",
+                                           "numerical: losses on a grid Δ, tails beyond 1e−20 mass truncated; the "
+                                           "bracket is rigorous"}),
+          .nativeKeys = {"epsilon_upper", "epsilon_lower", "discretisation"},
+          .color = 0x202020,
+          .isAnalytic = false,
+      }) {}
 
 Result<std::vector<NativeValue>> PldAccountant::native(const Params& params) const {
-  DPX_RETURN_IF_ERROR(params.validate());
-  return std::vector<NativeValue>{
-      {"q", "sampling rate q = m/n", params.q()},
-      {"sigma", "noise multiplier σ", params.sigma},
-      {"steps", "steps K", static_cast<double>(params.K)},
-  };
+  return subsampledGaussianNative(params);
 }
 
 Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {

@@ -10,9 +10,8 @@
 // thread (ExactOptions carries progress and cancellation).
 #pragma once
 
-#include <utility>
-
 #include <memory>
+#include <utility>
 
 #include "accounting/accountant.h"
 #include "accounting/privacy_loss_distribution.h"
@@ -36,14 +35,6 @@ Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment
 class PldAccountant final : public Accountant {
  public:
   PldAccountant();
-  std::string_view id() const override { return "pld"; }
-  std::string_view name() const override { return "Exact composition (privacy loss distribution)"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kUpper; }
-  bool hasRdp() const override { return false; }
-  bool isAnalytic() const override { return false; }
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
   Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
   Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
@@ -58,9 +49,6 @@ class PldAccountant final : public Accountant {
                                            const EpsilonOptions& options = {}) const;
 
   static constexpr double kTruncation = 1e-20;  // total tail mass moved to ∞ / dropped
-
- private:
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

@@ -1,7 +1,7 @@
 // Privacy loss distributions (PLDs) of the Poisson-subsampled Gaussian and their exact
 // composition by FFT (Koskela, Jälkö, Honkela 2020; Meiser & Mohammadi 2018; Google
 // dp_accounting's PLD accountant; Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022 for the
-// connect-the-dots discretisation). SPEC §2.3.
+// connect-the-dots discretisation).
 //
 // A pair (P, Q) of output distributions with privacy loss L = log(dP/dQ) has the privacy profile
 //   δ(ε) = P(L > ε) − e^ε Q(L > ε) = E_P[(1 − e^{ε − L})₊]   (+ P(L = ∞)).

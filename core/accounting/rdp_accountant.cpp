@@ -4,28 +4,21 @@
 
 namespace dpx::core::accounting {
 
-RdpAccountant::RdpAccountant() {
-  m_assumptions.sampling = Sampling::kPoisson;
-  m_assumptions.neighbouring = Neighbouring::kAddRemove;
-  m_assumptions.release = Release::kAllIterates;
-  m_assumptions.clipsGradients = true;
-  m_assumptions.statements = {
-      "Poisson sampling: every record joins each batch independently with probability q = m/n",
-      "per-example gradients clipped to norm L; noise N(0, σ²L²) added to their sum",
-      "every iterate may be released (adaptive composition of K steps)",
-      "neighbouring datasets differ by adding or removing one record",
-      "no convexity or smoothness needed",
-  };
+// The assumptions of DP-SGD's Poisson-subsampled Gaussian steps, as `rdp` and `pld` state them.
+Assumptions dpSgdAssumptions(std::vector<std::string> more) {
+  Assumptions a{.sampling = Sampling::kPoisson,
+                .neighbouring = Neighbouring::kAddRemove,
+                .release = Release::kAllIterates,
+                .clipsGradients = true};
+  a.statements = {"Poisson sampling: every record joins each batch independently with probability q = m/n",
+                  "per-example gradients clipped to norm L; noise N(0, σ²L²) added to their sum",
+                  "every iterate may be released (adaptive composition of the K steps)",
+                  "neighbouring datasets differ by adding or removing one record"};
+  a.statements.insert(a.statements.end(), more.begin(), more.end());
+  return a;
 }
 
-std::string_view RdpAccountant::citation() const {
-  return "Abadi et al. 2016 (moments accountant); Mironov, Talwar & Zhang 2019, RDP of the sampled Gaussian "
-         "mechanism, §3.2–3.3";
-}
-
-std::vector<Violation> RdpAccountant::check(const Params& params) const { return commonViolations(params); }
-
-Result<std::vector<NativeValue>> RdpAccountant::native(const Params& params) const {
+Result<std::vector<NativeValue>> subsampledGaussianNative(const Params& params) {
   DPX_RETURN_IF_ERROR(params.validate());
   return std::vector<NativeValue>{
       {"q", "sampling rate q = m/n", params.q()},
@@ -33,6 +26,21 @@ Result<std::vector<NativeValue>> RdpAccountant::native(const Params& params) con
       {"steps", "steps K", static_cast<double>(params.K)},
       {"epochs", "epochs K·m/n", params.epochs()},
   };
+}
+
+RdpAccountant::RdpAccountant()
+    : RdpBasedAccountant({
+          .id = "rdp",
+          .name = "Moments accountant (RDP)",
+          .citation = "Abadi et al. 2016, Thm 2 (moments accountant); Mironov, Talwar & Zhang 2019, Rényi DP of the "
+                      "sampled Gaussian mechanism, §3.2–3.3",
+          .assumptions = dpSgdAssumptions({"no convexity or smoothness needed"}),
+          .nativeKeys = {"q", "sigma", "steps"},
+          .color = 0x1f77b4,
+      }) {}
+
+Result<std::vector<NativeValue>> RdpAccountant::native(const Params& params) const {
+  return subsampledGaussianNative(params);
 }
 
 Result<double> RdpAccountant::totalRdp(const Params& params, double alpha, std::string_view) const {

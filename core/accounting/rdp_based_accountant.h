@@ -15,7 +15,7 @@ namespace dpx::core::accounting {
 
 class RdpBasedAccountant : public Accountant {
  public:
-  bool hasRdp() const override { return true; }
+  bool hasRdp() const final { return true; }
   Result<double> rdp(const Params& params, double alpha, std::string_view variant = {}) const override;
   Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
   Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
@@ -35,6 +35,7 @@ class RdpBasedAccountant : public Accountant {
                                          std::string_view variant = {}) const;
 
  protected:
+  using Accountant::Accountant;
   // Total RDP of the whole run at order α; params are valid and the variant exists.
   virtual Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const = 0;
   // ε_α non-decreasing in α lets ε(δ) prune orders (exact grid minimum either way).

@@ -1,9 +1,11 @@
-// From Rényi DP to (ε, δ)-DP over a grid of orders (SPEC §2).
-//   classic  (Mironov 2017, Prop. 3; seed 000 Prop. 2.1):  ε = min_α ε_α + log(1/δ)/(α−1)
+// From Rényi DP to (ε, δ)-DP over a grid of orders.
+//   classic  (Mironov 2017, Prop. 3; Ryffel, Bach & Pointcheval 2022, Prop. 2.1):
+//            ε = min_α ε_α + log(1/δ)/(α−1)
 //   improved (Balle, Barthe, Gaboardi, Hsu, Sato 2020, Thm 21):
 //            ε = min_α ε_α + log((α−1)/α) − (log δ + log α)/(α−1)
-// ε is clamped at 0 (an (ε′, δ) guarantee with ε′ < 0 implies (0, δ)). The order grid is the
-// SPEC default; the legacy grid reproduces the pre-2021 TF Privacy "moments accountant".
+// ε is clamped at 0 (an (ε′, δ) guarantee with ε′ < 0 implies (0, δ)). The default order grid
+// (defaultOrders) is dense near 1, where small ε are decided, and reaches 1024; the legacy grid
+// reproduces the pre-2021 TF Privacy "moments accountant".
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #include "accounting/registry.h"
 
 #include <array>
-#include <string>
+#include <tuple>
 
 #include "accounting/cyclic_accountant.h"
 #include "accounting/gdp_accountant.h"
@@ -14,22 +14,26 @@
 namespace dpx::core::accounting {
 namespace {
 
-const RdpAccountant kRdp;
-const GdpAccountant kGdp;
-const PldAccountant kPld;
-const SgldAccountant kSgld;
-const CyclicAccountant kCyclic;
-const OutputPerturbationAccountant kOutpert;
-const SgmcmcAccountant kSgmcmc;
-
-const std::array<const Accountant*, 7> kAll{&kRdp, &kGdp, &kPld, &kSgld, &kCyclic, &kOutpert, &kSgmcmc};
+// One instance of each accountant, made on first use (so a static initialiser elsewhere may
+// already ask for them), in the order given.
+template <typename... Kinds>
+std::span<const Accountant* const> instances() {
+  static const std::tuple<Kinds...> accountants;
+  static const std::array<const Accountant*, sizeof...(Kinds)> pointers = std::apply(
+      [](const Kinds&... a) { return std::array<const Accountant*, sizeof...(Kinds)>{&a...}; }, accountants);
+  return pointers;
+}
 
 }  // namespace
 
-std::span<const Accountant* const> allAccountants() { return kAll; }
+std::span<const Accountant* const> allAccountants() {
+  // Display order (tables, legends, `dpx epsilon --accountant all`).
+  return instances<RdpAccountant, GdpAccountant, PldAccountant, SgldAccountant, CyclicAccountant,
+                   OutputPerturbationAccountant, SgmcmcAccountant>();
+}
 
 const Accountant* findAccountant(std::string_view id) {
-  for (const Accountant* a : kAll) {
+  for (const Accountant* a : allAccountants()) {
     if (a->id() == id) return a;
   }
   return nullptr;
@@ -37,7 +41,7 @@ const Accountant* findAccountant(std::string_view id) {
 
 std::string accountantIdList() {
   std::string list;
-  for (const Accountant* a : kAll) {
+  for (const Accountant* a : allAccountants()) {
     if (!list.empty()) list += ", ";
     list += a->id();
   }

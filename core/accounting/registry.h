@@ -1,7 +1,9 @@
-// The accountants DP Explorer knows, in display order.
+// The accountants DP Explorer knows, in display order. Each one's AccountantInfo (id, name,
+// citation, assumptions, variants, native keys, colour) is what every consumer reads.
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "accounting/accountant.h"

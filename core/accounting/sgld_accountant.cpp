@@ -53,47 +53,32 @@ Status sgldScheduleStatus(const Params& p, const SgldSchedule& s) {
                                 formatNumber(s.sigmaL) + ": beyond the largest double");
 }
 
-Result<double> sgldUtilityBound(const Params& p, double dimension, double xi2) {
-  DPX_RETURN_IF_ERROR(p.validate());
-  if (!(p.lambda > 0.0)) return Status::notApplicable("the utility bound of seed 000 Lemma 4.1 needs λ > 0");
-  if (!(dimension >= 1.0) || !(xi2 >= 0.0)) return Status::invalidArgument("the utility bound needs d ≥ 1, ξ² ≥ 0");
-  const SgldSchedule s = sgldSchedule(p);
-  DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
-  const double eta = s.eta0;
-  const double bound = 2.0 * p.beta * p.L * p.L / (p.lambda * p.lambda) * std::exp(-p.lambda * eta * p.K) +
-                       p.beta * eta * xi2 / (2.0 * p.lambda) + p.beta * dimension * s.sigmaL * s.sigmaL / p.lambda;
-  return finiteOrStatus(bound, "the utility bound");
-}
+SgldAccountant::SgldAccountant()
+    : RdpBasedAccountant({
+          .id = "sgld",
+          .name = "Langevin DP-SGLD bound",
+          .citation = "Ryffel, Bach & Pointcheval 2022, DP guarantees for SGLD, Thm 3.1, Cor. 3.2–3.3",
+          .assumptions = {.sampling = Sampling::kUniform,
+                          .neighbouring = Neighbouring::kReplaceOne,
+                          .release = Release::kLastIterate,
+                          .needsStrongConvexity = true,
+                          .needsSmoothness = true,
+                          .needsLipschitz = true,
+                          .statements = {"uniform fixed-size batches of m records; only the last iterate is released",
+                                         "loss L-Lipschitz, λ-strongly convex (λ > 0) and β-smooth on a convex set C",
+                                         "step sizes η_k < 1/β; projection onto a ball of radius ≥ L/λ",
+                                         "θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)); Langevin noise √(2η_k)·σ_L per step",
+                                         "replace-one neighbours"}},
+          .variants = {{"", "Langevin bound (exact Σηₖ)", ""},
+                       {"closed-form", "paper's closed form (λK/(4β+λK) for the decreasing schedule)", ""},
+                       {"baseline", "composition baseline",
+                        "Ryffel, Bach & Pointcheval 2022, Discussion after Cor. 3.3: the composition baseline "
+                        "ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"}},
+          .nativeKeys = {"sigma_L", "sum_eta"},
+          .color = 0x2ca02c,
+      }) {}
 
-SgldAccountant::SgldAccountant() {
-  m_assumptions.sampling = Sampling::kUniform;
-  m_assumptions.neighbouring = Neighbouring::kReplaceOne;
-  m_assumptions.release = Release::kLastIterate;
-  m_assumptions.needsStrongConvexity = true;
-  m_assumptions.needsSmoothness = true;
-  m_assumptions.needsLipschitz = true;
-  m_assumptions.statements = {
-      "uniform fixed-size batches of m records; only the last iterate is released",
-      "loss L-Lipschitz, λ-strongly convex (λ > 0) and β-smooth on a convex set C",
-      "step sizes η_k < 1/β; projection onto a ball of radius ≥ L/λ",
-      "θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)); Langevin noise √(2η_k)·σ_L per step",
-      "replace-one neighbours",
-  };
-}
-
-std::string_view SgldAccountant::citation() const {
-  return "Ryffel, Bach & Pointcheval, DP guarantees for SGLD (seed 000), Thm 3.1, Cor. 3.2–3.3";
-}
-
-std::vector<Variant> SgldAccountant::variants() const {
-  return {{"", "Langevin bound (exact Σηₖ)"},
-          {"closed-form", "paper's closed form (λK/(4β+λK) for the decreasing schedule)"},
-          {"baseline", "composition baseline αL²Σηₖ/(n²σ_L²)"}};
-}
-
-std::vector<Violation> SgldAccountant::check(const Params& p) const {
-  std::vector<Violation> out = commonViolations(p);
-  if (!out.empty() && out.front().assumption == "parameters") return out;
+void SgldAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   if (!(p.lambda > 0.0)) {
     out.push_back({"strong convexity", "λ = 0: the Langevin bound needs a λ-strongly convex loss (λ > 0); "
                                        "the value shown is its λ → 0 limit, which grows linearly in K"});
@@ -105,7 +90,6 @@ std::vector<Violation> SgldAccountant::check(const Params& p) const {
     out.push_back({"step size", "η = " + formatNumber(s.eta0, 4) + " ≥ 1/β = " + formatNumber(1.0 / p.beta, 4) +
                                     ": the Langevin analysis needs η < 1/β"});
   }
-  return out;
 }
 
 Result<std::vector<NativeValue>> SgldAccountant::native(const Params& p) const {

@@ -1,15 +1,17 @@
-// `sgld` — the Langevin bound for DP-SGLD (seed 000: Ryffel, Bach, Pointcheval, "Differential
-// Privacy Guarantees for Stochastic Gradient Langevin Dynamics", Thm 3.1, Cor. 3.2–3.3).
+// `sgld` — the Langevin bound for DP-SGLD: Ryffel, Bach & Pointcheval 2022, "Differential Privacy
+// Guarantees for Stochastic Gradient Langevin Dynamics", Thm 3.1, Cor. 3.2–3.3.
 //   ε_α = 4αL² / (λ n² σ_L²) · (1 − exp(−(λ/2) Σ_{k<K} η_k))
-// Algorithm (seed 000 Alg. 1): uniform fixed-size batches of m, θ ← Π_C(θ − η_k∇L_B(θ) +
+// Algorithm (their Alg. 1): uniform fixed-size batches of m, θ ← Π_C(θ − η_k∇L_B(θ) +
 // √(2η_k)·σ_L·ξ), θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)), only the last iterate is released, replace-one
 // neighbours. Assumes an L-Lipschitz, λ-strongly convex (λ > 0), β-smooth loss, η_k < 1/β and a
-// projection radius ≥ L/λ. Knob mapping (SPEC §2.4): σ_L = σ·L·√η₀ / (m√2), so a constant step
-// adds the same noise per step as DP-SGD at noise multiplier σ.
+// projection radius ≥ L/λ. Knob mapping: σ_L = σ·L·√η₀ / (m√2), so a constant step adds the same
+// noise per step as DP-SGD at noise multiplier σ (the decreasing schedule keeps σ_L fixed, as the
+// paper does).
 // Schedules: constant η, or η_k = 1/(2β + λk/2) (η₀ = 1/(2β); the η knob is not read). Σ η_k is
 // the exact sum of the schedule run (digamma form); the paper's integral closed form
 // λK/(4β + λK) is the variant "closed-form". Variant "baseline" is the composition analysis the
 // paper compares with (Discussion after Cor. 3.3): ε′_α = αL²·Σ η_k / (n² σ_L²).
+// The utility bounds of the same paper (Lemma 4.1–4.2, Thm 4.1–4.4) are in utility/langevin_utility.h.
 #pragma once
 
 #include "accounting/rdp_based_accountant.h"
@@ -26,27 +28,15 @@ SgldSchedule sgldSchedule(const Params& params);
 // OK when the schedule's values are finite; else why not (a subnormal β makes η₀ = 1/(2β) +inf).
 Status sgldScheduleStatus(const Params& params, const SgldSchedule& schedule);
 
-// Lemma 4.1 of seed 000: E[L(θ_K) − L(θ*)] ≤ 2βL²/λ²·e^{−ληK} + βηξ²/(2λ) + βdσ_L²/λ
-// for a constant step, dimension d and ξ² = E‖∇L_B(θ*)‖².
-Result<double> sgldUtilityBound(const Params& params, double dimension, double xi2);
-
 class SgldAccountant final : public RdpBasedAccountant {
  public:
   SgldAccountant();
-  std::string_view id() const override { return "sgld"; }
-  std::string_view name() const override { return "Langevin DP-SGLD bound"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kUpper; }
-  std::vector<Variant> variants() const override;
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
 
  protected:
+  // λ > 0 (else the value is the λ → 0 limit) and η₀ < 1/β, with a schedule of finite values.
+  void addViolations(const Params& params, std::vector<Violation>& out) const override;
   Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
-
- private:
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

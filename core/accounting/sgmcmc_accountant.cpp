@@ -261,26 +261,28 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
   return total;
 }
 
-SgmcmcAccountant::SgmcmcAccountant() {
-  m_assumptions.sampling = Sampling::kPoisson;
-  m_assumptions.neighbouring = Neighbouring::kAddRemove;
-  m_assumptions.release = Release::kAllIterates;
-  m_assumptions.clipsGradients = true;
-  m_assumptions.statements = {
-      "SGLD posterior sampling: Poisson batches at rate q = τ/N, gradients clipped to L",
-      "Langevin noise N(0, η_t/N): effective noise multiplier σ_t = τ/(L√(η_t N))",
-      "schedule: constant η, or η_t = η·t^{−1/3} when the schedule is decreasing",
-      "every sample (iterate) may be released; add/remove neighbours",
-  };
-}
+SgmcmcAccountant::SgmcmcAccountant()
+    : RdpBasedAccountant({
+          .id = "sgmcmc",
+          .name = "SG-MCMC posterior sampling (SGLD)",
+          .citation = "Li, Chen, Liu & Carin 2019, On connecting SG-MCMC and DP, Alg. 1, Thm 3–4; Wang, Fienberg & "
+                      "Smola 2015",
+          .assumptions = {.sampling = Sampling::kPoisson,
+                          .neighbouring = Neighbouring::kAddRemove,
+                          .release = Release::kAllIterates,
+                          .clipsGradients = true,
+                          .statements = {"SGLD posterior sampling: Poisson batches at rate q = τ/N, gradients clipped "
+                                         "to L",
+                                         "Langevin noise N(0, η_t/N): effective noise multiplier σ_t = τ/(L√(η_t N))",
+                                         "schedule: constant η, or η_t = η·t^{−1/3} when the schedule is decreasing",
+                                         "every sample (iterate) may be released; add/remove neighbours"}},
+          .nativeKeys = {"sigma_eff"},
+          .color = 0x17becf,
+          // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.
+          .noiseSetBySigma = false,
+      }) {}
 
-std::string_view SgmcmcAccountant::citation() const {
-  return "Li, Chen, Liu & Carin, Connecting SG-MCMC and DP (seed 004), Alg. 1, Thm 3–4; Wang, Fienberg & Smola 2015";
-}
-
-std::vector<Violation> SgmcmcAccountant::check(const Params& p) const {
-  std::vector<Violation> out = commonViolations(p);
-  if (!out.empty() && out.front().assumption == "parameters") return out;
+void SgmcmcAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   const double N = static_cast<double>(p.n);
   const double upper = N / (p.L * p.L);
   const double lower = p.q() * p.q() * N / (256.0 * p.L * p.L);
@@ -292,7 +294,6 @@ std::vector<Violation> SgmcmcAccountant::check(const Params& p) const {
     out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " ≤ q²N/(256L²) = " + formatNumber(lower, 4) +
                                     ": Thm 3 condition 2 needs η > q²N/(256L²)"});
   }
-  return out;
 }
 
 Result<std::vector<NativeValue>> SgmcmcAccountant::native(const Params& p) const {

@@ -1,6 +1,6 @@
-// `sgmcmc` — privacy of SGLD posterior sampling and its step-size bounds (seed 004: Li, Chen,
-// Liu & Carin, "On Connecting Stochastic Gradient MCMC and Differential Privacy", Alg. 1,
-// Thm 3, Thm 4; Wang, Fienberg & Smola 2015). SPEC §2.7.
+// `sgmcmc` — privacy of SGLD posterior sampling and its step-size bounds: Li, Chen, Liu & Carin
+// 2019, "On Connecting Stochastic Gradient MCMC and Differential Privacy", Alg. 1, Thm 3, Thm 4;
+// Wang, Fienberg & Smola 2015.
 // Alg. 1: θ ← θ − η_t(∇log p/N + (1/τ)Σ_{i∈B} clip_L(g_i)) + N(0, η_t/N), Poisson batches at rate
 // q = τ/N (τ = m, N = n), all iterates released, add/remove neighbours. The clipped sum's
 // sensitivity η_tL/τ against noise std √(η_t/N) makes each step a subsampled Gaussian with noise
@@ -28,21 +28,12 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
 class SgmcmcAccountant final : public RdpBasedAccountant {
  public:
   SgmcmcAccountant();
-  std::string_view id() const override { return "sgmcmc"; }
-  std::string_view name() const override { return "SG-MCMC posterior sampling (SGLD)"; }
-  std::string_view citation() const override;
-  const Assumptions& assumptions() const override { return m_assumptions; }
-  BoundKind boundKind() const override { return BoundKind::kUpper; }
-  // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.
-  bool noiseSetBySigma() const override { return false; }
-  std::vector<Violation> check(const Params& params) const override;
   Result<std::vector<NativeValue>> native(const Params& params) const override;
 
  protected:
+  // Thm 3's step-size conditions q²N/(256L²) < η ≤ N/L².
+  void addViolations(const Params& params, std::vector<Violation>& out) const override;
   Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
-
- private:
-  Assumptions m_assumptions;
 };
 
 }  // namespace dpx::core::accounting

@@ -49,7 +49,10 @@ struct ExactBounds {
 
 Result<ExactBounds> exactBounds(const Params& p, double target, const EpsilonOptions& options) {
   std::optional<double> hint;
-  auto run = [&](double s, bool decreasing) {
+  auto run = [&](double s, bool decreasing) -> Result<EpsilonResult> {
+    // A newer request cancels a search between two evaluations (each up to seconds for the
+    // decreasing schedule at small σ₁): every later step of the bracket then returns at once.
+    if (options.exact.cancel && options.exact.cancel->load(std::memory_order_relaxed)) return Status::cancelled();
     Result<EpsilonResult> e = epsilonOfRun(p, s, decreasing, options, hint);
     if (e) hint = e->alpha;
     return e;
@@ -147,6 +150,7 @@ Result<SgmcmcExactSteps> sgmcmcExactSteps(const Params& p, double target, const 
   }
   Result<ExactBounds> exact = exactBounds(p, target, options);
   if (!exact) return exact.status();
+  if (options.exact.cancel && options.exact.cancel->load()) return Status::cancelled();
   return SgmcmcExactSteps{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing),
                           exact->sigmaFixed, exact->sigmaDecreasing};
 }

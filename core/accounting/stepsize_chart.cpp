@@ -143,9 +143,11 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
   std::vector<Result<SgmcmcExactSteps>> exact(searched.size(), Status::cancelled());
   std::mutex progressMutex;
   std::size_t done = 0;
+  EpsilonOptions cancellable = options.epsilon;
+  if (control.cancel) cancellable.exact.cancel = control.cancel;
   tbb::parallel_for(std::size_t{0}, searched.size(), [&](std::size_t i) {
     if (control.cancelled()) return;
-    exact[i] = sgmcmcExactSteps(params, searched[i], options.epsilon);
+    exact[i] = sgmcmcExactSteps(params, searched[i], cancellable);
     std::lock_guard lock(progressMutex);  // one report at a time keeps the fractions increasing
     report(kSgmcmcShare * static_cast<double>(++done) / static_cast<double>(searched.size()));
   });

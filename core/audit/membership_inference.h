@@ -1,5 +1,5 @@
-// Membership-inference audit of a trained logistic-regression model (SPEC §3 chart 3, §5
-// `dpx audit`): the strongest check of a DP claim is an attack that tries to break it.
+// Membership-inference audit of a trained logistic-regression model (the empirical points of the
+// trade-off chart, `dpx audit`): the strongest check of a DP claim is an attack that tries to break it.
 //
 // The game (Steinke, Nasr & Jagielski 2023, "Privacy Auditing with One (1) Training Run"):
 // every record of the training pool — plus k crafted canaries — is included in the target run
@@ -132,7 +132,7 @@ std::vector<AccountantEpsilon> accountantEpsilons(const training::TrainingResult
 // (runAudit calls it; public so the rule is testable without a broken trainer).
 void flagContradiction(AuditReport& report);
 
-// The audit keys of SPEC §5, written into an object the caller has opened (after the `train`
+// The `dpx audit --json` keys, written into an object the caller has opened (after the `train`
 // keys): roc ([[fpr, tpr], …] of the best attack, thinned), auc, tpr_at_fpr {"0.001", "0.01"},
 // tradeoff, epsilon_lower_bound, confidence, bound_method, epsilon_lower_bound_cp,
 // epsilon_upper_bound, contradiction, message, counts, audit_notes and `attacks` (details).

@@ -10,8 +10,9 @@ namespace dpx::core {
 namespace {
 
 
-// SPEC §1. β, w, M and D have no GUI range in the SPEC; the bounds below keep every formula
-// finite and are wide enough for any real loss (β of a logistic loss on ‖x‖ ≤ 1 is ≤ 1 + λ).
+// The knob ranges of the specification (../shared/SPEC.md). β, w, M and D have no GUI range there;
+// the bounds below keep every formula finite and are wide enough for any real loss (β of a logistic
+// loss on ‖x‖ ≤ 1 is ≤ 1 + λ).
 constexpr std::array<KnobInfo, 13> kKnobs{{
     {Knob::kN, "n", "n", "number of records", 10, 1e8, true, true, true, +1,
      "Records in the training set. Every accountant reads it: the sampling rate q = m/n "
@@ -44,12 +45,12 @@ constexpr std::array<KnobInfo, 13> kKnobs{{
      "Smoothness (largest curvature) of the loss. Step sizes must satisfy η < 1/β (sgld) or "
      "η < 2/β (outpert); the trainer computes β from the data."},
     {Knob::kW, "w", "w", "weak convexity", 0, 1e3, true, false, false, +1,
-     "Weak convexity of the loss (seed 001, A2); 0 for convex losses. Larger w: weaker "
+     "Weak convexity of the loss (Kong & Ribero 2024, A2); 0 for convex losses. Larger w: weaker "
      "contraction ℓ_η, larger cyclic ε."},
     {Knob::kCurvatureM, "M", "M", "upper curvature", 0, 1e6, true, false, false, 0,
-     "Upper curvature bound of the loss (seed 001, A2); cyclic needs η ≤ 1/(M + w)."},
+     "Upper curvature bound of the loss (Kong & Ribero 2024, A2); cyclic needs η ≤ 1/(M + w)."},
     {Knob::kD, "D", "D", "domain diameter", 0, 1e6, false, false, true, 0,
-     "Diameter of the parameter domain (seed 001, Thm 4.4, bounded-domain bound)."},
+     "Diameter of the parameter domain (Kong & Ribero 2024, Thm 4.4, bounded-domain bound)."},
 }};
 
 }  // namespace

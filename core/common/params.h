@@ -1,4 +1,4 @@
-// The run being explored (SPEC §1): one noisy mini-batch gradient descent on n records,
+// The run being explored: one noisy mini-batch gradient descent on n records,
 //   θ_{k+1} = Π_C(θ_k − η_k·[(1/m)Σ_{i∈B_k} clip_L(∇ℓ(θ_k; x_i)) + (σL/m)·ξ_k]),  k = 0…K−1.
 // Params holds every knob; knobInfo() is the single table of names, ranges and lessons that the
 // CLI flags, the GUI sliders and validate() all read, so a range is written down once.
@@ -36,22 +36,22 @@ struct Params {
   double L = 1.0;          // clip norm = Lipschitz bound of the per-example loss
   double lambda = 0.01;    // strong convexity (L2 regularisation (λ/2)‖θ‖²)
   double beta = 1.0;       // smoothness of the loss
-  double w = 0.0;          // weak convexity (seed 001, A2)
-  double M = 1.0;          // upper curvature (seed 001, A2)
-  double D = 10.0;         // domain diameter (seed 001, Thm 4.4)
+  double w = 0.0;          // weak convexity (Kong & Ribero 2024, A2)
+  double M = 1.0;          // upper curvature (Kong & Ribero 2024, A2)
+  double D = 10.0;         // domain diameter (Kong & Ribero 2024, Thm 4.4)
   Schedule schedule = Schedule::kConstant;
   // Unset: every accountant analyses the scheme its theorem assumes. Set: the run uses this
   // scheme, and accountants that assume another report a violation.
   std::optional<Sampling> sampling;
   std::optional<Neighbouring> neighbouring;
-  bool averaged = false;  // outpert: release the average of the last epoch (seed 002, Prop. 3)
+  bool averaged = false;  // outpert: release the average of the last epoch (Chen, Lee & Kifer 2019, Prop. 3)
 
   bool operator==(const Params&) const = default;  // every knob, exactly
 
   double q() const { return static_cast<double>(m) / static_cast<double>(n); }
   double epochs() const { return static_cast<double>(K) * static_cast<double>(m) / static_cast<double>(n); }
 
-  // Every knob inside its SPEC §1 range and m ≤ n. The message names the parameter, its value
+  // Every knob inside its knobInfo() range and m ≤ n. The message names the parameter, its value
   // and the accepted range.
   Status validate() const;
 };

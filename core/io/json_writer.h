@@ -1,4 +1,4 @@
-// A small streaming JSON writer for the `dpx` machine interface (SPEC §5): compact output,
+// A small streaming JSON writer for the `dpx --json` machine interface: compact output,
 // numbers with 10 significant digits, strings escaped per RFC 8259. Plain C++ so core reports
 // and the CLI share it without Qt.
 #pragma once

@@ -1,4 +1,4 @@
-// Datasets for the trainer (SPEC §4): dense float32 features, integer class labels, and the
+// Datasets for the trainer: dense float32 features, integer class labels, and the
 // loaders for CSV, LIBSVM/SVMlight and IDX (MNIST/Fashion-MNIST, gzip allowed), plus the
 // embedded `builtin:digits` and `builtin:breast-cancer` and `builtin:fashion-mnist` (read from
 // /usr/share/datasets/fashion-mnist, Debian package dataset-fashion-mnist).

@@ -1,4 +1,4 @@
-// Batch sampling exactly as each accountant assumes it (SPEC §4):
+// Batch sampling exactly as each accountant's theorem assumes it:
 //  * Poisson (dp-sgd, sgld-posterior): every record joins independently with probability q,
 //    drawn by geometric skips — O(qn) per step, never n Bernoulli draws; the batch size is
 //    Binomial(n, q).

@@ -1,5 +1,5 @@
 // Multinomial logistic regression (softmax cross-entropy with a bias) and its per-example
-// clipped gradient sum without materialising per-example gradients (SPEC §4).
+// clipped gradient sum without materialising per-example gradients.
 // For one record (x, y) with class probabilities p = softmax(Wᵀx + b):
 //   ∇_W ℓ = x (p − e_y)ᵀ,  ∇_b ℓ = p − e_y,  so  ‖∇ℓ‖² = (‖x‖² + 1)·‖p − e_y‖².
 // The clipped sum over a batch is then two GEMMs: Z = X_B W (logits), G_W = X_Bᵀ diag(c)(P − Y),
@@ -76,8 +76,8 @@ Evaluation evaluate(const SoftmaxModel& model, const Dataset& data);
 // Per-record cross-entropy losses (membership-inference audits).
 std::vector<double> perExampleLosses(const SoftmaxModel& model, const Dataset& data);
 
-// Largest eigenvalue of X̃ᵀX̃/n with X̃ = [X | 1] (power iteration), for seed 000 Lemma 5.1's
-// smoothness β = λ_max/2 + λ of the empirical risk.
+// Largest eigenvalue of X̃ᵀX̃/n with X̃ = [X | 1] (power iteration), for the smoothness β = λ_max/2 + λ
+// of the empirical risk (Ryffel, Bach & Pointcheval 2022, Lemma 5.1).
 double largestEigenvalueOfGram(const Dataset& data, int iterations = 60);
 
 }  // namespace dpx::core::training

@@ -268,6 +268,9 @@ Result<TheoremPrescription> prescribe(const LangevinProblem& p, TheoremKind kind
   t.steps = std::max(1.0, std::ceil(t.stepsFormula));
   t.statedBound = statedSignal + statedXi;
   t.correctedBound = statedSignal + correctedXi;
+  // An overflowing σ_L² is a numerical issue of the prescription, not an input out of range (the
+  // noise multiplier below would call it one).
+  DPX_RETURN_IF_ERROR(checkFinite(sigmaL2, (std::string("σ_L² of ") + theorem).c_str()));
   Result<double> sigma = noiseMultiplierForLangevin(t.sigmaL, p.lipschitz, batchSize, t.eta0);
   if (!sigma) return sigma.status();
   t.noiseMultiplier = *sigma;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "accounting/calibration.h"
 #include "accounting/registry.h"
@@ -51,6 +52,29 @@ UtilityInputOptions fitOptions(const Params& p, std::optional<int> iterations, d
   options.batchSize = p.m;
   options.clipNorm = clipNorm;
   return options;
+}
+
+// Stores a statement in the report. Its failure fails the report only in the all-or-nothing mode, or
+// when it says an input is out of range: then no statement of the report means anything.
+template <typename T>
+Status keep(Result<T>& slot, Result<T> value, bool everyStatement) {
+  slot = std::move(value);
+  const Status status = slot.status();
+  if (everyStatement || status.code() == StatusCode::kInvalidArgument) return status;
+  return Status::ok();
+}
+
+template <typename T>
+Status keep(std::optional<Result<T>>& slot, Result<T> value, bool everyStatement) {
+  slot.emplace(notEvaluated());
+  return keep(*slot, std::move(value), everyStatement);
+}
+
+// A statement built on the value of another: evaluated from it, or failing with its status.
+template <typename U, typename F>
+auto onValue(const Result<U>& input, F evaluate) -> decltype(evaluate(*input)) {
+  if (!input) return input.status();
+  return evaluate(*input);
 }
 
 // The fit is the one step that takes seconds: the cancel flag is read on both sides of it.
@@ -133,26 +157,34 @@ Status resolveLangevinInputs(const LangevinReportRequest& request, LangevinUtili
   return Status::ok();
 }
 
-Status evaluateLangevinBounds(LangevinUtilityReport& out) {
+// Each statement on its own (see keep()), in the order of the report's members.
+Status evaluateLangevinBounds(LangevinUtilityReport& out, bool every) {
   const Params& p = out.params;
+  const LangevinProblem& problem = out.problem;
   const double target = out.targetEpsilon;
   const bool decreasing = p.schedule == Schedule::kDecreasing;
+  const double K = static_cast<double>(p.K);
   const double sigmaL2 = out.schedule.sigmaL * out.schedule.sigmaL;
-  const LangevinRun run{decreasing ? LangevinSchedule::kDecreasing : LangevinSchedule::kConstant, p.eta,
-                        static_cast<double>(p.K), sigmaL2};
-  DPX_ASSIGN_OR_RETURN(out.lemma41, lemma41(out.problem, run));
+  const LangevinRun run{decreasing ? LangevinSchedule::kDecreasing : LangevinSchedule::kConstant, p.eta, K, sigmaL2};
+  // Not a statement: Lemma 4.1/4.2 compute the same D₀ and fail with it first.
+  out.initialDistanceSquared = initialDistanceSquared(problem, sigmaL2);
+  DPX_RETURN_IF_ERROR(keep(out.lemma41, lemma41(problem, run), every));
+  if (decreasing) DPX_RETURN_IF_ERROR(keep(out.lemma42, lemma42(problem, K, sigmaL2), every));
+  DPX_RETURN_IF_ERROR(keep(out.rdp, rdpPairForDp(target, p.delta), every));
+  DPX_RETURN_IF_ERROR(
+      keep(out.theorem41, onValue(out.rdp, [&](RdpPair rdp) { return theorem41(problem, rdp, p.m); }), every));
+  DPX_RETURN_IF_ERROR(keep(out.theorem42, theorem42(problem, target, p.delta, p.m), every));
   if (decreasing) {
-    DPX_ASSIGN_OR_RETURN(out.lemma42, lemma42(out.problem, static_cast<double>(p.K), sigmaL2));
+    DPX_RETURN_IF_ERROR(
+        keep(out.theorem43, onValue(out.rdp, [&](RdpPair rdp) { return theorem43(problem, rdp, p.m); }), every));
+    DPX_RETURN_IF_ERROR(keep(out.theorem44, theorem44(problem, target, p.delta, p.m), every));
   }
-  DPX_ASSIGN_OR_RETURN(out.rdp, rdpPairForDp(target, p.delta));
-  DPX_ASSIGN_OR_RETURN(out.theorem41, theorem41(out.problem, out.rdp, p.m));
-  DPX_ASSIGN_OR_RETURN(out.theorem42, theorem42(out.problem, target, p.delta, p.m));
-  if (decreasing) {
-    DPX_ASSIGN_OR_RETURN(out.theorem43, theorem43(out.problem, out.rdp, p.m));
-    DPX_ASSIGN_OR_RETURN(out.theorem44, theorem44(out.problem, target, p.delta, p.m));
-  }
-  DPX_ASSIGN_OR_RETURN(out.table4, table4Ratio(p.beta, p.lambda, p.n, out.problem.dimension, out.rdp));
-  DPX_ASSIGN_OR_RETURN(out.table4Dp, table4RatioDp(p.beta, p.lambda, p.n, out.problem.dimension, target, p.delta));
+  DPX_RETURN_IF_ERROR(
+      keep(out.table4,
+           onValue(out.rdp, [&](RdpPair rdp) { return table4Ratio(p.beta, p.lambda, p.n, problem.dimension, rdp); }),
+           every));
+  DPX_RETURN_IF_ERROR(
+      keep(out.table4Dp, table4RatioDp(p.beta, p.lambda, p.n, problem.dimension, target, p.delta), every));
   return Status::ok();
 }
 
@@ -163,10 +195,18 @@ Status resolveSgmcmcRun(const SgmcmcReportRequest& request, SgmcmcUtilityReport&
   Params& p = out.params;
   if (request.eta) p.eta = *request.eta;
   Result<accounting::StepSizeAnalysis> steps = accounting::analyzeStepSize(p, out.targetEpsilon);
-  if (!steps) return calibrationFailure(steps.status(), "the step size for ε = " + formatNumber(out.targetEpsilon));
-  out.c = steps->c;
-  out.c2 = steps->c2;
   out.etaCalibrated = !request.eta;
+  if (!steps) {
+    const Status failure =
+        calibrationFailure(steps.status(), "the step size for ε = " + formatNumber(out.targetEpsilon));
+    // A given η makes the run without the analysis: then only c, c₂ and what is built on them fail.
+    if (!request.eta || request.everyStatement) return failure;
+    out.c = failure;
+    out.c2 = failure;
+  } else {
+    out.c = steps->c;
+    out.c2 = steps->c2;
+  }
   if (!request.eta) {
     // As `dpx train --target-epsilon` runs it: the largest step within the target, in the η range.
     const double eta = p.schedule == Schedule::kDecreasing ? steps->exactDecreasingEta1 : steps->exactFixed;
@@ -206,19 +246,27 @@ Status resolveSgmcmcInputs(const SgmcmcReportRequest& request, SgmcmcUtilityRepo
   return Status::ok();
 }
 
-Status evaluateSgmcmcBounds(SgmcmcUtilityReport& out) {
+// Each statement on its own (see keep()), in the order of the report's members.
+Status evaluateSgmcmcBounds(SgmcmcUtilityReport& out, bool every) {
   const Params& p = out.params;
+  const MseProblem& problem = out.problem;
   const double target = out.targetEpsilon;
   const double T = static_cast<double>(p.K);
   const double N = static_cast<double>(p.n);
   out.posterior = {p.schedule == Schedule::kDecreasing ? PosteriorSchedule::kDecreasing : PosteriorSchedule::kConstant,
                    p.eta / N, T, static_cast<double>(out.burnIn)};
-  DPX_ASSIGN_OR_RETURN(out.weighted, sgldMseWeighted(out.problem, out.posterior));
-  DPX_ASSIGN_OR_RETURN(out.etaTilde0, liEtaTilde0(target, p.delta, p.L, out.c2));
-  DPX_ASSIGN_OR_RETURN(out.proposition5, liProposition5(out.problem, T, out.etaTilde0));
-  DPX_ASSIGN_OR_RETURN(out.lemma6AtTheorem4, liLemma6AtTheorem4(out.problem, T, target, p.delta, p.L, out.c));
-  DPX_ASSIGN_OR_RETURN(out.lemma6Optimum, liLemma6Optimum(out.problem, T));
-  out.theorem4Eta = accounting::liFixedStepSize(p, target, out.c);  // the step Lemma 6 is evaluated at
+  DPX_RETURN_IF_ERROR(keep(out.weighted, sgldMseWeighted(problem, out.posterior), every));
+  DPX_RETURN_IF_ERROR(
+      keep(out.etaTilde0, onValue(out.c2, [&](double c2) { return liEtaTilde0(target, p.delta, p.L, c2); }), every));
+  DPX_RETURN_IF_ERROR(keep(
+      out.proposition5, onValue(out.etaTilde0, [&](double eta0) { return liProposition5(problem, T, eta0); }), every));
+  DPX_RETURN_IF_ERROR(
+      keep(out.lemma6AtTheorem4,
+           onValue(out.c, [&](double c) { return liLemma6AtTheorem4(problem, T, target, p.delta, p.L, c); }), every));
+  DPX_RETURN_IF_ERROR(keep(out.lemma6Optimum, liLemma6Optimum(problem, T), every));
+  // The step Lemma 6 is evaluated at; finite whenever c is (the step-size analysis checks it).
+  out.theorem4Eta =
+      onValue(out.c, [&](double c) -> Result<double> { return accounting::liFixedStepSize(p, target, c); });
   return Status::ok();
 }
 
@@ -235,28 +283,47 @@ std::string sourceText(InputSource source, const std::string& dataText, const st
   }
 }
 
+// The single row of a statement that does not apply: its label and why.
+UtilityRow notApplying(std::string label, const Status& status, std::string citation) {
+  return {std::move(label), 0.0, status.message(), std::move(citation), false};
+}
+
 void addLemmaRows(std::vector<UtilityRow>& rows, const LangevinUtilityReport& r) {
   const std::string run = std::string(scheduleName(r.params.schedule)) + " step, K = " + std::to_string(r.params.K) +
                           ", σ_L = " + formatNumber(r.schedule.sigmaL);
-  rows.push_back({"Lemma 4.1, last iterate (schedule run)", r.lemma41.recursion.total,
-                  riskTermsText(r.lemma41.recursion) + "; " + run, cite(kRyffel, "Lemma 4.1")});
-  if (r.lemma41.printed) {
+  const std::string lemma41Label = "Lemma 4.1, last iterate (schedule run)";
+  if (!r.lemma41) {
+    rows.push_back(notApplying(lemma41Label, r.lemma41.status(), cite(kRyffel, "Lemma 4.1")));
+  } else {
+    const Lemma41Bound& l = *r.lemma41;
     rows.push_back(
-        {"Lemma 4.1 as printed (constant step)", r.lemma41.printed->total,
-         "ξ² term βηξ²/(2λ); closed form of the corrected recursion " + formatNumber(r.lemma41.closedForm->total),
-         cite(kRyffel, "Lemma 4.1")});
+        {lemma41Label, l.recursion.total, riskTermsText(l.recursion) + "; " + run, cite(kRyffel, "Lemma 4.1")});
+    if (l.printed) {
+      rows.push_back({"Lemma 4.1 as printed (constant step)", l.printed->total,
+                      "ξ² term βηξ²/(2λ); closed form of the corrected recursion " + formatNumber(l.closedForm->total),
+                      cite(kRyffel, "Lemma 4.1")});
+    }
   }
-  if (r.lemma42) {
-    rows.push_back({"Lemma 4.2, average of the iterates (schedule run)", r.lemma42->exactSum.total,
-                    riskTermsText(r.lemma42->exactSum) + "; " + run, cite(kRyffel, "Lemma 4.2")});
-    rows.push_back({"Lemma 4.2 as printed", r.lemma42->closedForm.total, "with log(1 + λK/(4β)); " + run,
-                    cite(kRyffel, "Lemma 4.2")});
+  if (!r.lemma42) return;
+  const std::string lemma42Label = "Lemma 4.2, average of the iterates (schedule run)";
+  if (!*r.lemma42) {
+    rows.push_back(notApplying(lemma42Label, r.lemma42->status(), cite(kRyffel, "Lemma 4.2")));
+    return;
   }
+  const Lemma42Bound& l = **r.lemma42;
+  rows.push_back({lemma42Label, l.exactSum.total, riskTermsText(l.exactSum) + "; " + run, cite(kRyffel, "Lemma 4.2")});
+  rows.push_back(
+      {"Lemma 4.2 as printed", l.closedForm.total, "with log(1 + λK/(4β)); " + run, cite(kRyffel, "Lemma 4.2")});
 }
 
-void addTheoremRows(std::vector<UtilityRow>& rows, const std::string& theorem, const TheoremPrescription& t,
-                    bool average) {
+void addTheoremRows(std::vector<UtilityRow>& rows, const std::string& theorem,
+                    const Result<TheoremPrescription>& prescription, bool average) {
   const std::string citation = cite(kRyffel, theorem);
+  if (!prescription) {
+    rows.push_back(notApplying(theorem, prescription.status(), citation));
+    return;
+  }
+  const TheoremPrescription& t = *prescription;
   rows.push_back({theorem + ": noise multiplier σ", t.noiseMultiplier,
                   "σ_L² = " + formatNumber(t.sigmaL2) + " at η₀ = 1/(2β) = " + formatNumber(t.eta0) + ", (α, ε_α) = (" +
                       formatNumber(t.rdp.alpha) + ", " + formatNumber(t.rdp.epsilon) + ")-RDP",
@@ -267,6 +334,25 @@ void addTheoremRows(std::vector<UtilityRow>& rows, const std::string& theorem, c
       average ? "" : "with the ξ² term of the corrected recursion " + formatNumber(t.correctedBound) + "; ";
   rows.push_back(
       {theorem + ": bound as stated", t.statedBound, corrected + lemma + formatNumber(t.lemma.total), citation});
+}
+
+void addTable4Rows(std::vector<UtilityRow>& rows, const LangevinUtilityReport& r) {
+  const std::string citation = cite(kRyffel, "Table 4");
+  const std::string label = "Table 4: εn²/(αd)/(β/λ)²";
+  if (!r.table4) {
+    rows.push_back(notApplying(label, r.table4.status(), citation));
+  } else {
+    rows.push_back({label, r.table4->ratio,
+                    r.table4->verdict + " (Thm 4.3's K = max((β/λ)x, (λ/β)x²) at x = εn²/(αd) = " +
+                        formatNumber(r.table4->privacyRatio) + ")",
+                    citation});
+  }
+  const std::string dpLabel = "Table 4 in Thm 4.4's form: ε²n²/(4log(1/δ)d)/(β/λ)²";
+  if (!r.table4Dp) {
+    rows.push_back(notApplying(dpLabel, r.table4Dp.status(), citation));
+  } else {
+    rows.push_back({dpLabel, r.table4Dp->ratio, r.table4Dp->verdict, citation});
+  }
 }
 
 void addLangevinRunAndInputRows(std::vector<UtilityRow>& rows, const LangevinUtilityReport& r) {
@@ -282,25 +368,53 @@ void addLangevinRunAndInputRows(std::vector<UtilityRow>& rows, const LangevinUti
                   sourceText(r.dimensionSource, "(features + 1)·classes", "none"), section});
   rows.push_back({"Input: ξ² = E‖∇L_B(θ*)‖²", r.problem.xi2,
                   sourceText(r.xi2Source, "over batches of m at the fitted optimum", "the bound L²"), section});
-  rows.push_back({"Input: E‖θ₀ − θ*‖²", r.lemma41.initialDistanceSquared,
-                  sourceText(r.initialDistanceSource, "min(2dσ_L²/λ, (L/λ)²) + ‖θ*‖²", "4L²/λ²"), section});
+  const std::string d0Label = "Input: E‖θ₀ − θ*‖²";
+  if (!r.initialDistanceSquared) {
+    rows.push_back(notApplying(d0Label, r.initialDistanceSquared.status(), section));
+  } else {
+    rows.push_back({d0Label, *r.initialDistanceSquared,
+                    sourceText(r.initialDistanceSource, "min(2dσ_L²/λ, (L/λ)²) + ‖θ*‖²", "4L²/λ²"), section});
+  }
 }
 
 void addMseRows(std::vector<UtilityRow>& rows, const SgmcmcUtilityReport& r) {
-  rows.push_back({"Weighted-average MSE (schedule run)", r.weighted.terms.total,
-                  mseTermsText(r.weighted.terms) + "; t = B+1…T with B = " + std::to_string(r.burnIn) +
-                      ", h_t = η_t/N, exact sums",
-                  cite(kLi, "Prop. 5 (eq. 8 of the supplement)")});
-  rows.push_back({"Prop. 5 as printed", r.proposition5.total,
-                  mseTermsText(r.proposition5) + "; η̃₀ = ε²/(c₂²L²log(1/δ)) = " + formatNumber(r.etaTilde0),
-                  cite(kLi, "Prop. 5")});
-  rows.push_back({"Lemma 6 at Thm 4's step", r.lemma6AtTheorem4.total,
-                  mseTermsText(r.lemma6AtTheorem4) + "; η = " + formatNumber(r.theorem4Eta),
-                  cite(kLi, "Lemma 6 and Thm 4")});
-  rows.push_back({"Lemma 6, non-private optimum", r.lemma6Optimum.exact.total,
-                  "η* = (2T)^(−1/3) = " + formatNumber(r.lemma6Optimum.eta) + "; printed form " +
-                      formatNumber(r.lemma6Optimum.printed.total),
-                  cite(kLi, "Lemma 6")});
+  const std::string weightedLabel = "Weighted-average MSE (schedule run)";
+  const std::string weightedCitation = cite(kLi, "Prop. 5 (eq. 8 of the supplement)");
+  if (!r.weighted) {
+    rows.push_back(notApplying(weightedLabel, r.weighted.status(), weightedCitation));
+  } else {
+    rows.push_back({weightedLabel, r.weighted->terms.total,
+                    mseTermsText(r.weighted->terms) + "; t = B+1…T with B = " + std::to_string(r.burnIn) +
+                        ", h_t = η_t/N, exact sums",
+                    weightedCitation});
+  }
+  const std::string propositionLabel = "Prop. 5 as printed";
+  if (!r.proposition5) {
+    rows.push_back(notApplying(propositionLabel, r.proposition5.status(), cite(kLi, "Prop. 5")));
+  } else {
+    // η̃₀ holds whenever Prop. 5 does: Prop. 5 is evaluated from it.
+    rows.push_back({propositionLabel, r.proposition5->total,
+                    mseTermsText(*r.proposition5) + "; η̃₀ = ε²/(c₂²L²log(1/δ)) = " + formatNumber(*r.etaTilde0),
+                    cite(kLi, "Prop. 5")});
+  }
+  const std::string lemma6Label = "Lemma 6 at Thm 4's step";
+  if (!r.lemma6AtTheorem4 || !r.theorem4Eta) {
+    const Status why = r.lemma6AtTheorem4 ? r.theorem4Eta.status() : r.lemma6AtTheorem4.status();
+    rows.push_back(notApplying(lemma6Label, why, cite(kLi, "Lemma 6 and Thm 4")));
+  } else {
+    rows.push_back({lemma6Label, r.lemma6AtTheorem4->total,
+                    mseTermsText(*r.lemma6AtTheorem4) + "; η = " + formatNumber(*r.theorem4Eta),
+                    cite(kLi, "Lemma 6 and Thm 4")});
+  }
+  const std::string optimumLabel = "Lemma 6, non-private optimum";
+  if (!r.lemma6Optimum) {
+    rows.push_back(notApplying(optimumLabel, r.lemma6Optimum.status(), cite(kLi, "Lemma 6")));
+  } else {
+    rows.push_back({optimumLabel, r.lemma6Optimum->exact.total,
+                    "η* = (2T)^(−1/3) = " + formatNumber(r.lemma6Optimum->eta) + "; printed form " +
+                        formatNumber(r.lemma6Optimum->printed.total),
+                    cite(kLi, "Lemma 6")});
+  }
 }
 
 void addSgmcmcRunAndInputRows(std::vector<UtilityRow>& rows, const SgmcmcUtilityReport& r) {
@@ -319,8 +433,23 @@ void addSgmcmcRunAndInputRows(std::vector<UtilityRow>& rows, const SgmcmcUtility
   rows.push_back({"Input: C (MSE constant)", r.problem.constant,
                   sourceText(r.constantSource, "", "1; C is not given by the paper"), section});
   rows.push_back({"Input: burn-in B", static_cast<double>(r.burnIn), sourceText(r.burnInSource, "", "0"), section});
-  rows.push_back({"Input: c (Thm 4)", r.c, "from the exact fixed step within the target", cite(kLi, "Thm 4")});
-  rows.push_back({"Input: c₂ (Thm 3)", r.c2, "from the exact decreasing step within the target", cite(kLi, "Thm 3")});
+  const auto constant = [&](const char* label, const Result<double>& value, const char* detail, const char* theorem) {
+    rows.push_back(value ? UtilityRow{label, *value, detail, cite(kLi, theorem)}
+                         : notApplying(label, value.status(), cite(kLi, theorem)));
+  };
+  constant("Input: c (Thm 4)", r.c, "from the exact fixed step within the target", "Thm 4");
+  constant("Input: c₂ (Thm 3)", r.c2, "from the exact decreasing step within the target", "Thm 3");
+}
+
+// The statements fail rather than return a bound beyond 1e300; the run's numbers come from the
+// accountants, so the promise that no row holds a non-finite value is kept here for all of them.
+std::vector<UtilityRow> finiteRows(std::vector<UtilityRow> rows) {
+  for (UtilityRow& row : rows) {
+    if (std::isfinite(row.value)) continue;
+    row = notApplying(row.label, Status::numericalIssue(row.label + " is not a finite number for these inputs"),
+                      row.citation);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -369,7 +498,7 @@ Result<LangevinUtilityReport> langevinUtilityReport(const LangevinReportRequest&
   out.targetEpsilon = request.targetEpsilon;
   DPX_RETURN_IF_ERROR(resolveLangevinRun(request, out));
   DPX_RETURN_IF_ERROR(resolveLangevinInputs(request, out));
-  DPX_RETURN_IF_ERROR(evaluateLangevinBounds(out));
+  DPX_RETURN_IF_ERROR(evaluateLangevinBounds(out, request.everyStatement));
   return out;
 }
 
@@ -382,7 +511,7 @@ Result<SgmcmcUtilityReport> sgmcmcUtilityReport(const SgmcmcReportRequest& reque
   out.targetEpsilon = request.targetEpsilon;
   DPX_RETURN_IF_ERROR(resolveSgmcmcRun(request, out));
   DPX_RETURN_IF_ERROR(resolveSgmcmcInputs(request, out));
-  DPX_RETURN_IF_ERROR(evaluateSgmcmcBounds(out));
+  DPX_RETURN_IF_ERROR(evaluateSgmcmcBounds(out, request.everyStatement));
   return out;
 }
 
@@ -393,21 +522,16 @@ std::vector<UtilityRow> utilityRows(const LangevinUtilityReport& report) {
   addTheoremRows(rows, "Thm 4.2", report.theorem42, false);
   if (report.theorem43) addTheoremRows(rows, "Thm 4.3", *report.theorem43, true);
   if (report.theorem44) addTheoremRows(rows, "Thm 4.4", *report.theorem44, true);
-  rows.push_back({"Table 4: εn²/(αd)/(β/λ)²", report.table4.ratio,
-                  report.table4.verdict + " (Thm 4.3's K = max((β/λ)x, (λ/β)x²) at x = εn²/(αd) = " +
-                      formatNumber(report.table4.privacyRatio) + ")",
-                  cite(kRyffel, "Table 4")});
-  rows.push_back({"Table 4 in Thm 4.4's form: ε²n²/(4log(1/δ)d)/(β/λ)²", report.table4Dp.ratio, report.table4Dp.verdict,
-                  cite(kRyffel, "Table 4")});
+  addTable4Rows(rows, report);
   addLangevinRunAndInputRows(rows, report);
-  return rows;
+  return finiteRows(std::move(rows));
 }
 
 std::vector<UtilityRow> utilityRows(const SgmcmcUtilityReport& report) {
   std::vector<UtilityRow> rows;
   addMseRows(rows, report);
   addSgmcmcRunAndInputRows(rows, report);
-  return rows;
+  return finiteRows(std::move(rows));
 }
 
 }  // namespace dpx::core::utility

@@ -11,9 +11,24 @@
 //
 // Inputs resolve as given > data > default: an override in the request wins; else, with training
 // data, the estimate at the fitted optimum (utility_inputs.h); else the papers' worst cases.
-// Statuses keep the codes of the statement that failed (invalid argument for inputs out of
-// range, not applicable when a theorem's hypothesis fails). A calibration that cannot meet the
-// target is "not applicable": the inputs were valid, the run just cannot be that private.
+//
+// Reports are partial: a statement whose hypothesis fails (Thm 4.2/4.4 beyond ε = 2log(1/δ), a
+// prescribed K that is not positive, η > 1/(2β) for Lemma 4.1, constants c, c₂ that the target
+// does not determine, a bound beyond 1e300, …) must not hide the others. So every statement is a
+// Result<T> member of the report: its value, or the status saying why it does not apply, with the
+// code and message of the lower-level function (not applicable, numerical issue, …). A statement
+// built on another one that failed (Thm 4.1 on the Rényi pair, Prop. 5 on η̃₀ and c₂) carries that
+// status. The report as a whole fails only
+//  - for inputs out of range (invalid argument, also when a statement is the first to see them:
+//    then no statement of the report means anything),
+//  - when there is nothing to evaluate: λ = 0 for the Langevin bounds, a calibration that cannot
+//    meet the target (σ for dp-sgld, η for sgld-posterior: the run itself is not determined; it is
+//    "not applicable": the inputs were valid, the run just cannot be that private), the data fit,
+//    cancellation,
+//  - and, with `everyStatement` set (the mode of `dpx utility`, which prints a report only when all
+//    of it holds), at the first statement that fails, in the order the members are listed, with
+//    that statement's status.
+// utilityRows() turns a statement that does not apply into one row with applies = false.
 #pragma once
 
 #include <atomic>
@@ -32,6 +47,9 @@
 #include "utility/utility_inputs.h"
 
 namespace dpx::core::utility {
+
+// What a statement of a default-constructed report holds: reports set every member they list.
+inline Status notEvaluated() { return Status::notApplicable("not evaluated"); }
 
 // Where an input of the bounds came from.
 enum class InputSource {
@@ -62,8 +80,10 @@ struct LangevinReportRequest {
   std::optional<int> fitIterations;                      // with data; unset: kDefaultFitIterations
   std::shared_ptr<const training::TrainTestSplit> data;  // the inputs are estimated on its training set
   const std::atomic<bool>* cancel = nullptr;             // checked around the optimum fit
+  bool everyStatement = false;  // fail at the first statement that does not apply (see the top)
 };
 
+// The statements are evaluated in the order of their members (Lemma 4.1 … Table 4).
 struct LangevinUtilityReport {
   Params params;  // the run evaluated: η and σ resolved
   double targetEpsilon = 0.0;
@@ -75,15 +95,18 @@ struct LangevinUtilityReport {
   InputSource xi2Source = InputSource::kDefault;
   InputSource initialDistanceSource = InputSource::kDefault;
   std::optional<UtilityInputs> estimated;  // with data
-  Lemma41Bound lemma41;
-  std::optional<Lemma42Bound> lemma42;  // decreasing schedule
-  RdpPair rdp;                          // Thm 4.2/4.4's (α, ε_α) for the target, also Thm 4.1/4.3's
-  TheoremPrescription theorem41;
-  TheoremPrescription theorem42;
-  std::optional<TheoremPrescription> theorem43;  // decreasing schedule
-  std::optional<TheoremPrescription> theorem44;  // decreasing schedule
-  IterationRegime table4;                        // at rdp
-  IterationRegime table4Dp;                      // Thm 4.4's form
+  // E‖θ₀ − θ*‖² at the run's σ_L², the D₀ of Lemma 4.1/4.2 (an input: it fails only beyond 1e300).
+  Result<double> initialDistanceSquared{notEvaluated()};
+  Result<Lemma41Bound> lemma41{notEvaluated()};
+  std::optional<Result<Lemma42Bound>> lemma42;  // set for the decreasing schedule only
+  // Thm 4.2/4.4's (α, ε_α) for the target, also Thm 4.1/4.3's and Table 4's.
+  Result<RdpPair> rdp{notEvaluated()};
+  Result<TheoremPrescription> theorem41{notEvaluated()};
+  Result<TheoremPrescription> theorem42{notEvaluated()};
+  std::optional<Result<TheoremPrescription>> theorem43;  // set for the decreasing schedule only
+  std::optional<Result<TheoremPrescription>> theorem44;  // set for the decreasing schedule only
+  Result<IterationRegime> table4{notEvaluated()};        // at rdp
+  Result<IterationRegime> table4Dp{notEvaluated()};      // Thm 4.4's form
 };
 Result<LangevinUtilityReport> langevinUtilityReport(const LangevinReportRequest& request);
 
@@ -99,6 +122,7 @@ struct SgmcmcReportRequest {
   std::optional<int> fitIterations;    // with data; unset: kDefaultFitIterations
   std::shared_ptr<const training::TrainTestSplit> data;
   const std::atomic<bool>* cancel = nullptr;  // checked around the optimum fit
+  bool everyStatement = false;                // fail at the first statement that does not apply (see the top)
 };
 
 struct SgmcmcUtilityReport {
@@ -107,9 +131,13 @@ struct SgmcmcUtilityReport {
   bool etaCalibrated = false;   // η the largest step within the target, not given
   double runEpsilon = 0.0;      // ε the `sgmcmc` accountant proves for the run
   double sigmaEffective = 0.0;  // σ = τ/(L√(ηN))
-  double c = 0.0;               // Thm 4's constant, from the step-size analysis
-  double c2 = 0.0;              // Thm 3's constant
-  MseProblem problem;           // Γ_M and C resolved
+  // Thm 4's and Thm 3's constants, from the step-size analysis at the target. With η given the run
+  // does not need that analysis: when it fails (the target out of reach, or not limiting the step)
+  // only c, c₂ and the statements built on them (Prop. 5, Lemma 6 at Thm 4's step) fail with it.
+  // With η calibrated it fails the report.
+  Result<double> c{notEvaluated()};
+  Result<double> c2{notEvaluated()};
+  MseProblem problem;  // Γ_M and C resolved
   InputSource gammaMSource = InputSource::kDefault;
   InputSource constantSource = InputSource::kDefault;
   InputSource burnInSource = InputSource::kDefault;
@@ -117,21 +145,25 @@ struct SgmcmcUtilityReport {
   std::optional<UtilityInputs> estimated;  // with data, Γ_M not given and λ > 0
   std::int64_t burnIn = 0;
   PosteriorRun posterior;  // h₁ = η/N, T, B
-  WeightedMse weighted;
-  double etaTilde0 = 0.0;  // Prop. 5's η̃₀
-  MseTerms proposition5;
-  double theorem4Eta = 0.0;  // ε²N/(c²L²T log(1/δ))
-  MseTerms lemma6AtTheorem4;
-  Lemma6Optimum lemma6Optimum;
+  // The statements, evaluated in this order.
+  Result<WeightedMse> weighted{notEvaluated()};
+  Result<double> etaTilde0{notEvaluated()};  // Prop. 5's η̃₀ = ε²/(c₂²L²log(1/δ))
+  Result<MseTerms> proposition5{notEvaluated()};
+  Result<MseTerms> lemma6AtTheorem4{notEvaluated()};
+  Result<Lemma6Optimum> lemma6Optimum{notEvaluated()};
+  Result<double> theorem4Eta{notEvaluated()};  // ε²N/(c²L²T log(1/δ)), the step of lemma6AtTheorem4
 };
 Result<SgmcmcUtilityReport> sgmcmcUtilityReport(const SgmcmcReportRequest& request);
 
-// One line of the GUI's table.
+// One line of the GUI's table. A statement that applies gives one or more rows with its values; one
+// that does not gives a single row: its label ("Thm 4.2", or the label of its value row), applies
+// false, value 0 and the reason (the statement's status message) as the detail.
 struct UtilityRow {
   std::string label;     // "Lemma 4.1, last iterate (schedule run)"
-  double value = 0.0;    // finite
-  std::string detail;    // the terms or the inputs behind the value
+  double value = 0.0;    // finite; 0 when the statement does not apply
+  std::string detail;    // the terms or the inputs behind the value, or why the statement does not apply
   std::string citation;  // "Ryffel, Bach & Pointcheval 2022, Lemma 4.1"
+  bool applies = true;
 };
 std::vector<UtilityRow> utilityRows(const LangevinUtilityReport& report);
 std::vector<UtilityRow> utilityRows(const SgmcmcUtilityReport& report);

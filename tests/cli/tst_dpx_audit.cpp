@@ -1,4 +1,4 @@
-// dpx audit (SPEC §5): the `train` JSON plus roc, auc, tpr_at_fpr, epsilon_lower_bound and
+// dpx audit: the `train` JSON plus roc, auc, tpr_at_fpr, epsilon_lower_bound and
 // confidence; canary mode; and one-line errors with exit status 2 that name the flag and its
 // range. Runs in-process, like tst_dpx_cli.
 #include <cmath>

@@ -1,4 +1,4 @@
-// The dpx command line contract (SPEC §5): subcommands, JSON shape, and one-line errors with
+// The dpx command line contract: subcommands, JSON shape, and one-line errors with
 // exit status 2 for invalid input. Most rows run in-process; a few run the real binary.
 #include <sstream>
 
@@ -85,7 +85,7 @@ class TestDpxCli : public QObject {
     QTest::newRow("alphas not numbers") << "epsilon --accountant rdp --alphas 2,abc" << "> 1";
     QTest::newRow("missing value names the range") << "epsilon --accountant rdp --sigma" << "[0.05, 100]";
     QTest::newRow("delta names its symbol once") << "epsilon --accountant rdp --delta 2" << "the target δ must be";
-    // Every knob of SPEC §1 below and above its range (the GUI's ranges are the CLI's).
+    // Every knob below and above its range (the GUI's ranges are the CLI's).
     for (const dpx::core::KnobInfo& info : dpx::core::knobInfos()) {
       const QString flag = QStringLiteral("--") + QString::fromLatin1(info.key);
       const double below = info.min > 0.0 ? info.min / 2.0 : -1.0;
@@ -134,7 +134,7 @@ class TestDpxCli : public QObject {
   }
 
   void classicConversionReproducesTheMomentsAccountant() {
-    // seed 003 Table 1 row 2 (MA ε 3.01) with the legacy TF Privacy grid.
+    // Bu, Dong, Long & Su 2020, Table 1 row 2 (MA ε 3.01) with the legacy TF Privacy grid.
     QString orders;
     for (int x = 1; x <= 99; ++x) orders += QString::number(1.0 + x / 10.0) + QLatin1Char(',');
     for (int a = 12; a <= 63; ++a) orders += QString::number(a) + (a < 63 ? QStringLiteral(",") : QString());

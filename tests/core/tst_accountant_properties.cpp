@@ -1,4 +1,4 @@
-// Properties every accountant must have across the whole slider range of SPEC §1 (label: slow):
+// Properties every accountant must have across the whole slider range of every knob (label: slow):
 // ε non-decreasing in K, non-increasing in σ and n; RDP non-decreasing in α; δ(ε) decreasing;
 // every result finite or a status that says why; violations are not errors.
 #include <cmath>
@@ -189,7 +189,8 @@ class TestAccountantProperties : public QObject {
   }
 
   void violatedAssumptionsAreNotErrors() {
-    // η ≥ 1/β (sgld), η > 1/(M+w) (cyclic), ρ ≥ 1 (outpert), η outside seed 004's conditions.
+    // η ≥ 1/β (sgld), η > 1/(M+w) (cyclic), ρ ≥ 1 (outpert), η outside the conditions of sgmcmc (Li, Chen,
+    // Liu & Carin 2019).
     Params p;
     p.beta = 1.0;
     p.eta = 5.0;

@@ -88,6 +88,39 @@ class TestCurves : public QObject {
     }
   }
 
+  void pldAlongStepsIsTheOneGridCurve() {
+    // `dpx curve --accountant pld --vary K|epochs` goes through pldEpsilonCurve: ε is the
+    // pessimistic end, epsilonLower the optimistic one, and the curve's Δ is reported.
+    const Accountant& pld = *findAccountant("pld");
+    Params p;
+    p.sigma = 1.3;
+    for (CurveVariable v : {CurveVariable::kSteps, CurveVariable::kEpochs}) {
+      auto xs = curveAxis({v, 1.0, v == CurveVariable::kSteps ? 5000.0 : 20.0, 6, true});
+      QVERIFY(xs.isOk());
+      const AccountantCurve c = epsilonCurve(pld, p, v, *xs);
+      QVERIFY(c.firstError.isOk());
+      QVERIFY(c.discretisation.has_value());
+      QCOMPARE(c.epsilonLower.size(), xs->size());
+      std::vector<std::int64_t> steps;
+      for (double x : *xs) steps.push_back(paramsAt(p, v, x)->K);
+      auto direct = pldEpsilonCurve(p, steps);
+      QVERIFY(direct.isOk());
+      QCOMPARE(*c.discretisation, direct->discretisation);
+      for (std::size_t i = 0; i < xs->size(); ++i) {
+        QCOMPARE(*c.epsilon[i], *direct->points[i].epsilonUpper);
+        QCOMPARE(*c.epsilonLower[i], *direct->points[i].epsilonLower);
+        if (i > 0) QVERIFY(*c.epsilon[i] >= *c.epsilon[i - 1]);
+      }
+    }
+    // Along σ every point is the accountant's own (automatic Δ per point): no bracket column.
+    auto sigmas = curveAxis({CurveVariable::kSigma, 1.0, 2.0, 3, false});
+    const AccountantCurve s = epsilonCurve(pld, p, CurveVariable::kSigma, *sigmas);
+    QVERIFY(s.epsilonLower.empty() && !s.discretisation);
+    for (std::size_t i = 0; i < sigmas->size(); ++i) {
+      QCOMPARE(*s.epsilon[i], pld.epsilon(*paramsAt(p, CurveVariable::kSigma, (*sigmas)[i]))->epsilon);
+    }
+  }
+
   void pointsOutsideTheValidRangeAreEmptyWithAReason() {
     Params p;
     p.n = 1000;

@@ -1,4 +1,5 @@
-// `cyclic` (SPEC §2.5, seed 001 Thm 4.3–4.5 as restored by the SPEC).
+// `cyclic` (Kong & Ribero 2024, Thm 4.3–4.5, with the formulas the paper's text extraction lost restored
+// in the specification, ../shared/SPEC.md).
 #include <cmath>
 
 #include <QTest>
@@ -11,7 +12,8 @@ using namespace dpx::core::accounting;
 
 namespace {
 
-// SPEC §2.5 unit test: n=60000, b=256, k=235, E=5, T=1175, η=0.1, L=1, σ=1, α=8, w=0.1, M=1.
+// The specification's unit test of the restored Kong & Ribero 2024 bounds:
+// n=60000, b=256, k=235, E=5, T=1175, η=0.1, L=1, σ=1, α=8, w=0.1, M=1.
 Params specUnit() {
   Params p;
   p.n = 60000;
@@ -33,9 +35,9 @@ class TestCyclicAccountant : public QObject {
   void specUnitValues_data() {
     QTest::addColumn<QString>("variant");
     QTest::addColumn<double>("expected");
-    QTest::newRow("SPEC §2.5: headline (Thm 4.5, worst record)") << QString() << 17.32098259;
-    QTest::newRow("SPEC §2.5: paper form (Thm 4.5, first batch)") << QStringLiteral("first-batch") << 1.651228233;
-    QTest::newRow("SPEC §2.5: baseline (all iterates)") << QStringLiteral("baseline") << 80.0;
+    QTest::newRow("Kong & Ribero 2024: headline (Thm 4.5, worst record)") << QString() << 17.32098259;
+    QTest::newRow("Kong & Ribero 2024: paper form (Thm 4.5, first batch)") << QStringLiteral("first-batch") << 1.651228233;
+    QTest::newRow("Kong & Ribero 2024: baseline (all iterates)") << QStringLiteral("baseline") << 80.0;
   }
   void specUnitValues() {
     QFETCH(QString, variant);

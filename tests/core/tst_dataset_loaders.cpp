@@ -1,4 +1,4 @@
-// The dataset loaders (SPEC §4, core/training/dataset.h): the built-in datasets against their
+// The dataset loaders (core/training/dataset.h): the built-in datasets against their
 // published shapes and first records, per-record scaling, the stratified split, the CSV, LIBSVM,
 // IDX and gzip parsers on well-formed and malformed input, loadData's routing of sources, and a
 // short deterministic mutation run standing in for the fuzzers.
@@ -149,10 +149,10 @@ class TestDatasetLoaders : public QObject {
   void builtinRowsHaveUnitNormByDefault_data() {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("description");
-    QTest::newRow("SPEC §4: digits")
+    QTest::newRow("digits")
         << "builtin:digits"
         << "builtin:digits — 1797 records, 64 features, 10 classes, rows scaled to unit norm";
-    QTest::newRow("SPEC §4: breast-cancer")
+    QTest::newRow("breast-cancer")
         << "builtin:breast-cancer"
         << "builtin:breast-cancer — 569 records, 30 features, 2 classes, rows scaled to unit norm";
   }
@@ -233,11 +233,11 @@ class TestDatasetLoaders : public QObject {
     QTest::addColumn<int>("scaling");
     QTest::addColumn<QList<double>>("row");
     QTest::addColumn<QList<double>>("expected");
-    QTest::newRow("SPEC §4 unit norm: (3,4)/5")
+    QTest::newRow("unit norm: (3,4)/5")
         << int(FeatureScaling::kUnitNorm) << QList<double>{3, 4} << QList<double>{0.6, 0.8};
-    QTest::newRow("SPEC §4 unit norm: short rows grow")
+    QTest::newRow("unit norm: short rows grow")
         << int(FeatureScaling::kUnitNorm) << QList<double>{0.3, 0.4} << QList<double>{0.6, 0.8};
-    QTest::newRow("SPEC §4 unit norm: zero row stays zero")
+    QTest::newRow("unit norm: zero row stays zero")
         << int(FeatureScaling::kUnitNorm) << QList<double>{0, 0} << QList<double>{0, 0};
     QTest::newRow("dataset.h clip: (3,4)/max(1,5)")
         << int(FeatureScaling::kClipNorm) << QList<double>{3, 4} << QList<double>{0.6, 0.8};
@@ -357,46 +357,46 @@ class TestDatasetLoaders : public QObject {
     QTest::addColumn<QList<double>>("firstRow");
     QTest::addColumn<int>("firstLabel");
     const QStringList zeroOne{"0", "1"};
-    QTest::newRow("SPEC §4: comma") << QByteArray("1,2,0\n3,4,1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
+    QTest::newRow("comma") << QByteArray("1,2,0\n3,4,1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
                                     << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: semicolon") << QByteArray("1;2;0\n3;4;1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
+    QTest::newRow("semicolon") << QByteArray("1;2;0\n3;4;1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
                                         << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: tab") << QByteArray("1.5\t2\t1\n3\t4\t0\n") << -1 << -1 << "" << 2 << 2 << zeroOne
+    QTest::newRow("tab") << QByteArray("1.5\t2\t1\n3\t4\t0\n") << -1 << -1 << "" << 2 << 2 << zeroOne
                                   << QList<double>{1.5, 2} << 1;
-    QTest::newRow("SPEC §4: whitespace runs")
+    QTest::newRow("whitespace runs")
         << QByteArray("  1   2 0\n3 4\t\t1  \n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: CRLF") << QByteArray("1,2,0\r\n3,4,1\r\n") << -1 << -1 << "" << 2 << 2 << zeroOne
+    QTest::newRow("CRLF") << QByteArray("1,2,0\r\n3,4,1\r\n") << -1 << -1 << "" << 2 << 2 << zeroOne
                                    << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: blank lines, no final newline")
+    QTest::newRow("blank lines, no final newline")
         << QByteArray("\n1,2,0\n\n   \n3,4,1") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: empty trailing line")
+    QTest::newRow("empty trailing line")
         << QByteArray("1,2,0\n3,4,1\n\n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: header detected") << QByteArray("a,b,label\n1,2,x\n3,4,y\n") << -1 << -1 << "" << 2 << 2
+    QTest::newRow("header detected") << QByteArray("a,b,label\n1,2,x\n3,4,y\n") << -1 << -1 << "" << 2 << 2
                                               << QStringList{"x", "y"} << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: header detected by its label field")
+    QTest::newRow("header detected by its label field")
         << QByteArray("1,2,y\n0.5,0.25,1\n0.1,0.2,0\n") << -1 << -1 << "" << 2 << 2 << zeroOne
         << QList<double>{0.5, 0.25} << 1;
-    QTest::newRow("SPEC §4: header forced off, string labels")
+    QTest::newRow("header forced off, string labels")
         << QByteArray("1,2,b\n3,4,a\n") << 0 << -1 << "" << 2 << 2 << QStringList{"a", "b"} << QList<double>{1, 2} << 1;
-    QTest::newRow("SPEC §4: label by header name")
+    QTest::newRow("label by header name")
         << QByteArray("species,x,y\ncat,1,2\ndog,3,4\n") << -1 << -1 << "species" << 2 << 2 << QStringList{"cat", "dog"}
         << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: label column 0")
+    QTest::newRow("label column 0")
         << QByteArray("1,5,6\n0,7,8\n") << -1 << 0 << "" << 2 << 2 << zeroOne << QList<double>{5, 6} << 1;
-    QTest::newRow("SPEC §4: label column -2")
+    QTest::newRow("label column -2")
         << QByteArray("5,1,6\n7,0,8\n") << -1 << -2 << "" << 2 << 2 << zeroOne << QList<double>{5, 6} << 1;
-    QTest::newRow("SPEC §4: string labels sorted") << QByteArray("1,2,zebra\n3,4,ant\n5,6,zebra\n") << -1 << -1 << ""
+    QTest::newRow("string labels sorted") << QByteArray("1,2,zebra\n3,4,ant\n5,6,zebra\n") << -1 << -1 << ""
                                                    << 3 << 2 << QStringList{"ant", "zebra"} << QList<double>{1, 2} << 1;
-    QTest::newRow("SPEC §4: integer labels sorted by value")
+    QTest::newRow("integer labels sorted by value")
         << QByteArray("1,10\n2,9\n3,-1\n") << -1 << -1 << "" << 3 << 1 << QStringList{"-1", "9", "10"}
         << QList<double>{1} << 2;
-    QTest::newRow("SPEC §4: quoted fields with commas and quotes")
+    QTest::newRow("quoted fields with commas and quotes")
         << QByteArray("\"x, y\",\"a \"\"b\"\"\",label\n1,2,\"p, q\"\n\"3\",4,r\n") << -1 << -1 << "" << 2 << 2
         << QStringList{"p, q", "r"} << QList<double>{1, 2} << 0;
-    QTest::newRow("SPEC §4: sklearn header names the classes")
+    QTest::newRow("sklearn header names the classes")
         << QByteArray("3,2,neg,pos\n1,2,1\n3,4,0\n5,6,1\n") << -1 << -1 << "" << 3 << 2 << QStringList{"neg", "pos"}
         << QList<double>{1, 2} << 1;
-    QTest::newRow("SPEC §4: sklearn header without names")
+    QTest::newRow("sklearn header without names")
         << QByteArray("2,2\n1,2,1\n3,4,0\n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 1;
     QTest::newRow("UTF-8 byte-order mark") << QByteArray(
                                                   "\xEF\xBB\xBF"
@@ -442,16 +442,16 @@ class TestDatasetLoaders : public QObject {
     const int invalid = int(StatusCode::kInvalidArgument);
     const qint64 f = 100000;
     const qint64 r = 10000000;
-    QTest::newRow("SPEC §4: ragged row") << QByteArray("1,2,0\n3,4,1\n5,6\n") << -1 << "" << f << r << parse
+    QTest::newRow("ragged row") << QByteArray("1,2,0\n3,4,1\n5,6\n") << -1 << "" << f << r << parse
                                          << "t.csv: line 3: expected 3 fields, found 2";
-    QTest::newRow("SPEC §4: ragged row after a header")
+    QTest::newRow("ragged row after a header")
         << QByteArray("a,b,y\n1,2,0\n3,4,5,1\n") << -1 << "" << f << r << parse << "line 3: expected 3 fields, found 4";
-    QTest::newRow("SPEC §4: non-numeric field")
+    QTest::newRow("non-numeric field")
         << QByteArray("1,2,3,0\n1,2,3,1\n1,2,3,0\n1,2,3,1\n1,2,abc,1\n") << -1 << "" << f << r << parse
         << "t.csv: line 5, field 3: 'abc' is not a number";
-    QTest::newRow("SPEC §4: nan") << QByteArray("1,2,0\nnan,4,1\n") << -1 << "" << f << r << parse
+    QTest::newRow("nan") << QByteArray("1,2,0\nnan,4,1\n") << -1 << "" << f << r << parse
                                   << "line 2, field 1: 'nan' is not a finite number";
-    QTest::newRow("SPEC §4: -inf") << QByteArray("1,2,0\n3,-inf,1\n") << -1 << "" << f << r << parse
+    QTest::newRow("-inf") << QByteArray("1,2,0\n3,-inf,1\n") << -1 << "" << f << r << parse
                                    << "line 2, field 2: '-inf' is not a finite number";
     QTest::newRow("float range") << QByteArray("1,2,0\n1e39,4,1\n") << -1 << "" << f << r << parse
                                  << "line 2, field 1: '1e39' is out of range";
@@ -461,18 +461,18 @@ class TestDatasetLoaders : public QObject {
                                    << "line 2, field 2: empty field";
     QTest::newRow("empty label") << QByteArray("1,2,a\n3,4,\n") << -1 << "" << f << r << parse
                                  << "line 2, field 3: empty label";
-    QTest::newRow("SPEC §4: one class") << QByteArray("1,2,0\n3,4,0\n") << -1 << "" << f << r << parse
+    QTest::newRow("one class") << QByteArray("1,2,0\n3,4,0\n") << -1 << "" << f << r << parse
                                         << "at least 2 classes";
-    QTest::newRow("SPEC §4: no records (empty)")
+    QTest::newRow("no records (empty)")
         << QByteArray("") << -1 << "" << f << r << parse << "t.csv: no records";
-    QTest::newRow("SPEC §4: no records (blank lines)")
+    QTest::newRow("no records (blank lines)")
         << QByteArray("\n \r\n\n") << -1 << "" << f << r << parse << "no records";
-    QTest::newRow("SPEC §4: no records (header only)")
+    QTest::newRow("no records (header only)")
         << QByteArray("a,b,label\n") << -1 << "" << f << r << parse << "no records";
-    QTest::newRow("SPEC §4: sklearn header claims more records")
+    QTest::newRow("sklearn header claims more records")
         << QByteArray("5,2,neg,pos\n1,2,0\n3,4,1\n") << -1 << "" << f << r << parse
         << "line 1: header claims 5 records, but the file holds 2";
-    QTest::newRow("SPEC §4: sklearn header claims other features")
+    QTest::newRow("sklearn header claims other features")
         << QByteArray("2,3,neg,pos\n1,2,0\n3,4,1\n") << -1 << "" << f << r << parse
         << "line 1: header claims 3 features per record, but line 2 has 3 fields";
     QTest::newRow("sklearn header: label outside the named classes")
@@ -483,9 +483,9 @@ class TestDatasetLoaders : public QObject {
     QTest::newRow("text after a closing quote") << QByteArray("1,2,0\n\"3\"x,4,1\n") << -1 << "" << f << r << parse
                                                 << "line 2, field 1: text after the closing quote";
     QTest::newRow("one column") << QByteArray("1\n2\n") << -1 << "" << f << r << parse << "line 1: found 1 field";
-    QTest::newRow("SPEC §4: label name not in header") << QByteArray("a,b,c\n1,2,0\n") << -1 << "z" << f << r << invalid
+    QTest::newRow("label name not in header") << QByteArray("a,b,c\n1,2,0\n") << -1 << "z" << f << r << invalid
                                                        << "no column named 'z' in the header on line 1";
-    QTest::newRow("SPEC §4: a label name makes line 1 the header")
+    QTest::newRow("a label name makes line 1 the header")
         << QByteArray("1,2,0\n3,4,1\n") << -1 << "z" << f << r << invalid
         << "no column named 'z' in the header on line 1";
     QTest::newRow("label column outside")
@@ -542,7 +542,7 @@ class TestDatasetLoaders : public QObject {
     const auto parsed = parseLibsvm(textOf(text), unscaled(), "t.svm");
     QVERIFY2(parsed.isOk(), qPrintable(messageOf(parsed.status())));
     QCOMPARE(parsed->size(), 5);
-    QCOMPARE(parsed->dimension(), 3);  // SPEC §4: the largest index seen
+    QCOMPARE(parsed->dimension(), 3);  // the largest index seen
     QCOMPARE(namesOf(*parsed), (QStringList{"-1", "0", "+1", "3"}));
     QCOMPARE(parsed->labels, (std::vector<std::int32_t>{2, 0, 1, 3, 2}));
     QCOMPARE(parsed->features(0, 0), 0.5f);
@@ -559,24 +559,24 @@ class TestDatasetLoaders : public QObject {
     QTest::addColumn<QString>("mustContain");
     const qint64 f = 100000;
     const qint64 b = qint64(1) << 30;
-    QTest::newRow("SPEC §4: bad token") << QByteArray("1 1:1\n-1 1:0.5 abc\n") << f << b
+    QTest::newRow("bad token") << QByteArray("1 1:1\n-1 1:0.5 abc\n") << f << b
                                         << "t.svm: line 2, token 3: 'abc' is not an index:value pair";
-    QTest::newRow("SPEC §4: index 0") << QByteArray("1 0:1\n") << f << b
+    QTest::newRow("index 0") << QByteArray("1 0:1\n") << f << b
                                       << "line 1, token 2: feature index 0 (indices start at 1)";
-    QTest::newRow("SPEC §4: decreasing index") << QByteArray("1 1:1\n-1 3:1 2:1\n") << f << b
+    QTest::newRow("decreasing index") << QByteArray("1 1:1\n-1 3:1 2:1\n") << f << b
                                                << "line 2, token 3: feature index 2 after 3 (indices must increase)";
-    QTest::newRow("SPEC §4: repeated index") << QByteArray("1 3:1 3:1\n") << f << b << "feature index 3 after 3";
-    QTest::newRow("SPEC §4: index above maxFeatures")
+    QTest::newRow("repeated index") << QByteArray("1 3:1 3:1\n") << f << b << "feature index 3 after 3";
+    QTest::newRow("index above maxFeatures")
         << QByteArray("1 1:1\n-1 11:1\n") << qint64(10) << b
         << "line 2, token 2: feature index 11 is above the limit of 10 features";
-    QTest::newRow("SPEC §4: index beyond 64 bits")
+    QTest::newRow("index beyond 64 bits")
         << QByteArray("1 99999999999999999999999:1\n") << f << b << "is above the limit of 100000 features";
     QTest::newRow("bad index") << QByteArray("1 x:1\n") << f << b << "line 1, token 2: 'x' is not a feature index";
     QTest::newRow("bad value") << QByteArray("1 1:abc\n") << f << b << "line 1, token 2: value 'abc' is not a number";
     QTest::newRow("non-finite value") << QByteArray("1 1:nan\n") << f << b << "value 'nan' is not a finite number";
     QTest::newRow("bad label") << QByteArray("1 1:1\nyes 1:1\n") << f << b << "line 2: label 'yes' is not a number";
-    QTest::newRow("SPEC §4: one class") << QByteArray("1 1:1\n1 2:1\n") << f << b << "at least 2 classes";
-    QTest::newRow("SPEC §4: no records") << QByteArray("# nothing\n\n") << f << b << "no records";
+    QTest::newRow("one class") << QByteArray("1 1:1\n1 2:1\n") << f << b << "at least 2 classes";
+    QTest::newRow("no records") << QByteArray("# nothing\n\n") << f << b << "no records";
     QTest::newRow("dense matrix above maxBytes")
         << QByteArray("1 1:1\n-1 1000:1\n") << f << qint64(1000)
         << "2 records × 1000 features as a dense float matrix take 8000 bytes, above the limit of 1000 bytes";
@@ -613,7 +613,7 @@ class TestDatasetLoaders : public QObject {
     QVERIFY2(parsed.isOk(), qPrintable(messageOf(parsed.status())));
     QCOMPARE(parsed->size(), 3);
     QCOMPARE(parsed->dimension(), 4);
-    QCOMPARE(parsed->numClasses, 3);  // SPEC §4: max label + 1
+    QCOMPARE(parsed->numClasses, 3);  // max label + 1
     QCOMPARE(namesOf(*parsed), (QStringList{"0", "1", "2"}));
     QCOMPARE(parsed->labels, (std::vector<std::int32_t>{0, 2, 1}));
     QCOMPARE(parsed->features(1, 0), 4.0f / 255.0f);  // pixel byte 4 of the file, first of image 1, as an intensity
@@ -643,35 +643,35 @@ class TestDatasetLoaders : public QObject {
     appendBigEndian(manyImages, 0xFFFFFFFFu);
     appendBigEndian(manyImages, 28);
     appendBigEndian(manyImages, 28);
-    QTest::newRow("SPEC §4: truncated header")
+    QTest::newRow("truncated header")
         << good.left(10) << goodLabels
         << "t images: truncated header: 10 bytes, but a 3-dimensional IDX header takes 16";
-    QTest::newRow("SPEC §4: shorter than the magic")
+    QTest::newRow("shorter than the magic")
         << good.left(3) << goodLabels << "t images: truncated header: 3 bytes";
-    QTest::newRow("SPEC §4: wrong magic")
+    QTest::newRow("wrong magic")
         << magic << goodLabels << "t images: byte 0: magic number 0x01020803 is not an IDX magic number";
-    QTest::newRow("SPEC §4: float elements")
+    QTest::newRow("float elements")
         << floats << goodLabels << "t images: byte 2: element type 0x0D (float32) is not supported";
-    QTest::newRow("SPEC §4: images of two dimensions")
+    QTest::newRow("images of two dimensions")
         << twoD << goodLabels << "t images: byte 3: 2 dimensions (magic 0x00000802), expected 3 (magic 0x00000803)";
-    QTest::newRow("SPEC §4: labels with the images magic") << good << good << "t labels: byte 3: 3 dimensions";
-    QTest::newRow("SPEC §4: claimed count larger than the data")
+    QTest::newRow("labels with the images magic") << good << good << "t labels: byte 3: 3 dimensions";
+    QTest::newRow("claimed count larger than the data")
         << idxImages(1000, 2, 2, 12) << goodLabels
         << "t images: the header claims 1000 images of 2×2 pixels (4000 bytes from byte 16), but only 12 bytes follow";
-    QTest::newRow("SPEC §4: claim above maxFeatures, nothing allocated")
+    QTest::newRow("claim above maxFeatures, nothing allocated")
         << huge << goodLabels << "65535×65535 = 4294836225 pixels, above the limit of 100000 features";
-    QTest::newRow("SPEC §4: claim above maxRecords")
+    QTest::newRow("claim above maxRecords")
         << manyImages << goodLabels << "byte 4: 4294967295 images, above the limit of 10000000 records";
     QTest::newRow("bytes after the data")
         << good + QByteArray(5, '\0') << goodLabels << "t images: byte 28: 5 bytes after the data";
-    QTest::newRow("SPEC §4: fewer labels than images")
+    QTest::newRow("fewer labels than images")
         << good << idxLabels({0, 1}) << "t labels: byte 4: 2 labels for 3 images";
-    QTest::newRow("SPEC §4: label data shorter than claimed")
+    QTest::newRow("label data shorter than claimed")
         << good << idxLabels({0, 1}, 3)
         << "t labels: the header claims 3 labels (3 bytes from byte 8), but only 2 bytes follow";
     QTest::newRow("no images") << idxImages(0, 2, 2) << idxLabels({}) << "byte 4: the header declares 0 images";
     QTest::newRow("one class") << good << idxLabels({1, 1, 1}) << "at least 2 classes";
-    QTest::newRow("SPEC §4: bad gzip") << QByteArray(
+    QTest::newRow("bad gzip") << QByteArray(
                                               "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-that-is-no-deflate-data",
                                               40)
                                        << goodLabels << "t images: gzip: byte";
@@ -719,15 +719,15 @@ class TestDatasetLoaders : public QObject {
     for (qsizetype i = 12; i < 30; ++i) corrupt[i] = char(0xff);
     const int invalid = int(StatusCode::kInvalidArgument);
     const int parse = int(StatusCode::kParseError);
-    QTest::newRow("SPEC §4: gzip bomb, trailer above maxBytes")
+    QTest::newRow("gzip bomb, trailer above maxBytes")
         << bomb << qint64(1 << 20) << invalid
         << "declares 10485760 decompressed bytes, above the limit of 1048576 bytes";
-    QTest::newRow("SPEC §4: gzip bomb, forged trailer")
+    QTest::newRow("gzip bomb, forged trailer")
         << forged << qint64(1 << 20) << invalid << "exceeds the limit of 1048576 bytes";
-    QTest::newRow("SPEC §4: plain data above maxBytes")
+    QTest::newRow("plain data above maxBytes")
         << QByteArray(100, 'x') << qint64(99) << invalid << "above the limit of 99 bytes";
-    QTest::newRow("SPEC §4: corrupt deflate data") << corrupt << qint64(1 << 20) << parse << "gzip: byte";
-    QTest::newRow("SPEC §4: truncated stream")
+    QTest::newRow("corrupt deflate data") << corrupt << qint64(1 << 20) << parse << "gzip: byte";
+    QTest::newRow("truncated stream")
         << text.left(text.size() - 12) << qint64(1 << 20) << parse << "truncated";
     QTest::newRow("RFC 1952: too short for header and trailer")
         << QByteArray("\x1f\x8b\x08", 3) << qint64(100) << parse << "truncated: 3 bytes";

@@ -1,5 +1,5 @@
-// `gdp` (SPEC §2.2, seed 003): the CLT μ, δ(ε; μ), ε(δ) and G_μ. Expected values: seed 003
-// Table 1 (printed digits) and tests/data/dpsgd_mnist.json (mu_clt, eps_clt).
+// `gdp` (Bu, Dong, Long & Su 2020, the Gaussian-DP central limit theorem): the CLT μ, δ(ε; μ), ε(δ)
+// and G_μ. Expected values: their Table 1 (printed digits) and tests/data/dpsgd_mnist.json (mu_clt, eps_clt).
 #include <cmath>
 
 #include <QJsonArray>
@@ -17,7 +17,7 @@ using namespace dpx::core::accounting;
 class TestGdpAccountant : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void seed003Table1_data() {
+  void bu2020Table1_data() {
     QTest::addColumn<double>("sigma");
     QTest::addColumn<double>("epochs");
     QTest::addColumn<double>("muPrinted");
@@ -29,13 +29,13 @@ class TestGdpAccountant : public QObject {
     for (const QJsonValue& v : cases) {
       const QJsonObject c = v.toObject();
       const QJsonObject pub = c.value(QStringLiteral("published")).toObject();
-      QTest::newRow(qPrintable(QStringLiteral("seed 003 Table 1 / reference %1").arg(c.value(QStringLiteral("id")).toString())))
+      QTest::newRow(qPrintable(QStringLiteral("Bu et al. 2020 Table 1 / reference %1").arg(c.value(QStringLiteral("id")).toString())))
           << c.value(QStringLiteral("sigma")).toDouble() << c.value(QStringLiteral("epochs")).toDouble()
           << pub.value(QStringLiteral("mu_clt")).toDouble() << pub.value(QStringLiteral("eps_clt")).toDouble()
           << c.value(QStringLiteral("mu_clt")).toDouble() << c.value(QStringLiteral("eps_clt")).toDouble();
     }
   }
-  void seed003Table1() {
+  void bu2020Table1() {
     QFETCH(double, sigma);
     QFETCH(double, epochs);
     QFETCH(double, muPrinted);

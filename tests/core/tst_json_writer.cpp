@@ -1,4 +1,4 @@
-// The JSON writer of the dpx machine interface (SPEC §5: 10 significant digits).
+// The JSON writer of the dpx machine interface (numbers with 10 significant digits).
 #include <limits>
 
 #include <QJsonArray>

@@ -1,5 +1,5 @@
 // Statistical checks that each training mechanism injects the noise and samples the batches its
-// accountant assumes (SPEC §2, §4), through the real Trainer with fixed seeds. tst_trainer.cpp
+// accountant assumes, through the real Trainer with fixed seeds. tst_trainer.cpp
 // already checks DP-SGD's noise at step 0, Poisson batch sizes at one rate and uniform batches;
 // this file covers the other mechanisms and what those checks leave out:
 //  * the injected noise of one step — dp-sgld √(2η_k)σ_L (both schedules), cyclic ησL/b,
@@ -135,7 +135,8 @@ std::vector<std::int64_t> batchAt(const TrainerConfig& config, const ResolvedRun
   return batch;
 }
 
-// η of step `step` (0-based) as SPEC §2.4/§2.7 define the schedules.
+// η of step `step` (0-based) under the decreasing schedules of dp-sgld (η_k = 1/(2β + λk/2), Ryffel,
+// Bach & Pointcheval 2022, Cor. 3.3) and sgld-posterior (η_t = η₁t^{−1/3}, Li, Chen, Liu & Carin 2019).
 double stepSize(const TrainerConfig& config, const Params& p, std::int64_t step) {
   const auto k = static_cast<double>(step);
   if (p.schedule == Schedule::kConstant) return p.eta;
@@ -145,14 +146,15 @@ double stepSize(const TrainerConfig& config, const Params& p, std::int64_t step)
 }
 
 // The noise the trainer added at step t, pooled into `moments` in units of `expectedStd`
-// (expectedStd is computed here from SPEC formulas and returned through `expected`).
+// (expectedStd is computed here from the papers' formulas and returned through `expected`).
 struct StepNoise {
   Moments moments;
   double expectedStd = 0.0;
   bool projected = false;  // the ball projection acted: the residual is not pure noise
 };
 
-// Noise std of one step of the mechanism, from the knobs as SPEC §2.4, §2.5, §2.7 and §1 state it.
+// Noise std of one step of the mechanism, from the knobs as each accountant maps them: s = ησL/m for
+// dp-sgd and cyclic, Ryffel et al. 2022's σ_L for dp-sgld, Li et al. 2019's N(0, η_t/N) for sgld-posterior.
 double expectedStepNoise(const TrainerConfig& config, const ResolvedRun& run, std::int64_t n, std::int64_t step) {
   const Params& p = run.accountantParams;
   const double eta = stepSize(config, p, step);
@@ -296,7 +298,8 @@ class TestMechanismStatistics : public QObject {
       QVERIFY2(result.isOk(), result.status().message().c_str());
       const ResolvedRun& run = result->run;
       const auto schedule = accounting::sgldSchedule(run.accountantParams);
-      // 2σ_L²/λ with σ_L = σL√η₀/(m√2) (SPEC §2.4), L the data's Lipschitz bound.
+      // 2σ_L²/λ with σ_L = σL√η₀/(m√2) (the sgld accountant's knob mapping for Ryffel, Bach & Pointcheval
+      // 2022), L the data's Lipschitz bound.
       const double sigmaL = c.knobs.sigma * run.lipschitzFromData * std::sqrt(c.knobs.eta) / (1.0 * std::sqrt(2.0));
       DPX_COMPARE_REL(schedule.sigmaL, sigmaL, 1e-12);
       expected = std::sqrt(2.0 / c.knobs.lambda) * sigmaL;
@@ -339,7 +342,8 @@ class TestMechanismStatistics : public QObject {
 
   // Output perturbation releases θ_K + N(0, s²I) with s = σΔ_E. Two runs with the same seed and
   // different σ share θ_K and the standard normal draws, so (θ_A − θ_B)/(s_A − s_B) is exactly
-  // that standard normal vector — with s computed here from SPEC §2.6, not taken from the trainer.
+  // that standard normal vector — with s computed here from Δ_E of Chen, Lee & Kifer 2019 (Prop. 2), not
+  // taken from the trainer.
   void outpertReleaseNoiseIsSigmaTimesDeltaE() {
     auto split = clusterSplit(2000, 100, 10);
     TrainerConfig c = config(Mechanism::kOutpert);
@@ -478,7 +482,7 @@ class TestMechanismStatistics : public QObject {
   // Clipping (dp-sgd's mechanism, and the safety net of the convex analyses): a batch of one
   // record returns that record's clipped gradient, whose norm must be min(‖g‖, L) — never more
   // than L (float rounding: 10⁻⁵ relative). Random θ of growing scale makes gradients from
-  // tiny to saturated (‖g‖ → √2·√(‖x‖²+1)), against L across its SPEC range.
+  // tiny to saturated (‖g‖ → √2·√(‖x‖²+1)), against L across its knob range.
   void clippingNeverExceedsL_data() {
     QTest::addColumn<double>("L");
     QTest::addColumn<double>("thetaScale");

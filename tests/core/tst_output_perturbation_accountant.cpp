@@ -1,4 +1,4 @@
-// `outpert` (SPEC §2.6, seed 002 Prop. 2 and Prop. 3).
+// `outpert` (Chen, Lee & Kifer 2019, Prop. 2 and Prop. 3).
 #include <cmath>
 
 #include <QTest>
@@ -14,7 +14,7 @@ class TestOutputPerturbationAccountant : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void fullBatchAtOptimalStepIsProp2ClosedForm() {
-    // Seed 002 Prop. 2: m = n (one batch), η = 2/(β+λ) gives Δ = 2L/(nλ).
+    // Chen, Lee & Kifer 2019, Prop. 2: m = n (one batch), η = 2/(β+λ) gives Δ = 2L/(nλ).
     Params p;
     p.n = 5000;
     p.m = 5000;

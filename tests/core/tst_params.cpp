@@ -1,4 +1,4 @@
-// Params::validate, the knob table and K from epochs (SPEC §1, §5).
+// Params::validate, the knob table and K from epochs.
 #include <QTest>
 
 #include "common/params.h"
@@ -15,20 +15,20 @@ class TestParams : public QObject {
     QTest::addColumn<int>("knob");
     QTest::addColumn<double>("value");
     QTest::addColumn<QString>("mustMention");
-    QTest::newRow("SPEC §1: n < 10") << int(Knob::kN) << 5.0 << "[10, 1e+08]";
-    QTest::newRow("SPEC §1: n > 1e8") << int(Knob::kN) << 2e8 << "[10, 1e+08]";
-    QTest::newRow("SPEC §1: m = 0") << int(Knob::kM) << 0.0 << "[1, n]";
-    QTest::newRow("SPEC §1: σ = -1") << int(Knob::kSigma) << -1.0 << "[0.05, 100]";
-    QTest::newRow("SPEC §1: σ = 101") << int(Knob::kSigma) << 101.0 << "[0.05, 100]";
-    QTest::newRow("SPEC §1: η = 0") << int(Knob::kEta) << 0.0 << "[1e-06, 10]";
-    QTest::newRow("SPEC §1: K = 0") << int(Knob::kK) << 0.0 << "[1, 1e+07]";
-    QTest::newRow("SPEC §1: K = 1.5e7") << int(Knob::kK) << 1.5e7 << "[1, 1e+07]";
-    QTest::newRow("SPEC §1: α = 1") << int(Knob::kAlpha) << 1.0 << "[1.01, 1024]";
-    QTest::newRow("SPEC §1: δ = 2") << int(Knob::kDelta) << 2.0 << "[1e-15, 0.1]";
-    QTest::newRow("SPEC §1: δ = 0") << int(Knob::kDelta) << 0.0 << "[1e-15, 0.1]";
-    QTest::newRow("SPEC §1: L = 0") << int(Knob::kL) << 0.0 << "[0.001, 1000]";
-    QTest::newRow("SPEC §1: λ = -0.1") << int(Knob::kLambda) << -0.1 << "[0, 10]";
-    QTest::newRow("SPEC §1: β = 0") << int(Knob::kBeta) << 0.0 << "(0, 1e+06]";
+    QTest::newRow("n < 10") << int(Knob::kN) << 5.0 << "[10, 1e+08]";
+    QTest::newRow("n > 1e8") << int(Knob::kN) << 2e8 << "[10, 1e+08]";
+    QTest::newRow("m = 0") << int(Knob::kM) << 0.0 << "[1, n]";
+    QTest::newRow("σ = -1") << int(Knob::kSigma) << -1.0 << "[0.05, 100]";
+    QTest::newRow("σ = 101") << int(Knob::kSigma) << 101.0 << "[0.05, 100]";
+    QTest::newRow("η = 0") << int(Knob::kEta) << 0.0 << "[1e-06, 10]";
+    QTest::newRow("K = 0") << int(Knob::kK) << 0.0 << "[1, 1e+07]";
+    QTest::newRow("K = 1.5e7") << int(Knob::kK) << 1.5e7 << "[1, 1e+07]";
+    QTest::newRow("α = 1") << int(Knob::kAlpha) << 1.0 << "[1.01, 1024]";
+    QTest::newRow("δ = 2") << int(Knob::kDelta) << 2.0 << "[1e-15, 0.1]";
+    QTest::newRow("δ = 0") << int(Knob::kDelta) << 0.0 << "[1e-15, 0.1]";
+    QTest::newRow("L = 0") << int(Knob::kL) << 0.0 << "[0.001, 1000]";
+    QTest::newRow("λ = -0.1") << int(Knob::kLambda) << -0.1 << "[0, 10]";
+    QTest::newRow("β = 0") << int(Knob::kBeta) << 0.0 << "(0, 1e+06]";
     QTest::newRow("w < 0") << int(Knob::kW) << -1.0 << "[0, 1000]";
     QTest::newRow("M < 0") << int(Knob::kCurvatureM) << -1.0 << "[0, 1e+06]";
     QTest::newRow("D = 0") << int(Knob::kD) << 0.0 << "(0, 1e+06]";
@@ -88,8 +88,8 @@ class TestParams : public QObject {
     QTest::addColumn<qint64>("n");
     QTest::addColumn<qint64>("m");
     QTest::addColumn<qint64>("steps");
-    QTest::newRow("seed 003 Table 1 row 1: 15 epochs") << 15.0 << qint64(60000) << qint64(256) << qint64(3516);
-    QTest::newRow("seed 003 Table 1 row 2: 60 epochs") << 60.0 << qint64(60000) << qint64(256) << qint64(14063);
+    QTest::newRow("Bu et al. 2020 Table 1 row 1: 15 epochs") << 15.0 << qint64(60000) << qint64(256) << qint64(3516);
+    QTest::newRow("Bu et al. 2020 Table 1 row 2: 60 epochs") << 60.0 << qint64(60000) << qint64(256) << qint64(14063);
     QTest::newRow("exact product stays put") << 0.1 << qint64(600) << qint64(6) << qint64(10);
     QTest::newRow("one epoch") << 1.0 << qint64(60000) << qint64(250) << qint64(240);
   }

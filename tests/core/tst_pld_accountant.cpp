@@ -1,14 +1,18 @@
 // `pld` (SPEC §2.3): exact composition by privacy loss distributions. Expected values:
 // tests/data/dpsgd_mnist.json (Google dp_accounting's PLD accountant at Δ = 1e−4 and 1e−5),
 // the Gaussian mechanism's closed form (q = 1 is exactly μ-GDP with μ = √K/σ), and properties.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <vector>
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
 
 #include "accounting/calibration.h"
+#include "accounting/curves.h"
 #include "accounting/gdp_accountant.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/rdp_accountant.h"
@@ -17,6 +21,19 @@
 
 using namespace dpx::core;
 using namespace dpx::core::accounting;
+
+namespace {
+
+// The GUI's ε-vs-K axis at the default knobs: 24 log-spaced K from 1 to 10·K = 140630.
+std::vector<std::int64_t> logSteps(double to, int points) {
+  const Result<std::vector<double>> xs = curveAxis({CurveVariable::kSteps, 1.0, to, points, true});
+  std::vector<std::int64_t> steps;
+  for (double x : *xs) steps.push_back(static_cast<std::int64_t>(x));
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+}  // namespace
 
 class TestPldAccountant : public QObject {
   Q_OBJECT
@@ -224,6 +241,164 @@ class TestPldAccountant : public QObject {
     auto r = PldAccountant().epsilon(p, c);
     QVERIFY(!r.isOk());
     QCOMPARE(r.status().code(), StatusCode::kCancelled);
+  }
+
+  // pldEpsilonCurve: the ε bracket along K on one loss grid, for `dpx curve` and the GUI.
+  void curveOnOneGridIsMonotoneAndBracketed() {
+    const Params p;
+    const std::vector<std::int64_t> steps = logSteps(140630, 24);
+    QCOMPARE(steps.size(), std::size_t(24));
+    const auto start = std::chrono::steady_clock::now();
+    auto curve = pldEpsilonCurve(p, steps);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    QVERIFY2(curve.isOk(), curve.status().message().c_str());
+    qInfo("24-point pld curve to K = 140630: %.0f ms (first in the process: includes choosing Δ), Δ = %g, width at "
+          "K = 140630: %g",
+          ms, curve->discretisation, curve->achievedWidth);
+    QVERIFY(curve->automatic);
+    QCOMPARE(curve->gridSteps, std::int64_t(140630));
+    QVERIFY(curve->discretisation > 0.0 && curve->discretisation <= 1.0);
+    QCOMPARE(curve->requestedWidth, 0.01);
+    QVERIFY(curve->achievedWidth >= 0.0 && curve->achievedWidth <= 0.01);
+    QVERIFY2(curve->firstError().isOk(), curve->firstError().message().c_str());
+    QCOMPARE(curve->points.size(), steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const PldCurvePoint& point = curve->points[i];
+      QCOMPARE(point.steps, steps[i]);
+      QVERIFY(point.error.isOk());
+      QVERIFY(point.epsilonUpper && point.epsilonLower);
+      QVERIFY(std::isfinite(*point.epsilonUpper) && std::isfinite(*point.epsilonLower));
+      QVERIFY(*point.epsilonLower >= 0.0 && *point.epsilonLower <= *point.epsilonUpper);
+      if (i == 0) continue;
+      // On one grid both compositions are monotone in K exactly (K steps are a post-processing
+      // of K + 1); FFT round-off could only show in the last digits.
+      const PldCurvePoint& before = curve->points[i - 1];
+      QVERIFY2(*point.epsilonUpper >= *before.epsilonUpper * (1 - 1e-12), qPrintable(QString::number(point.steps)));
+      QVERIFY2(*point.epsilonLower >= *before.epsilonLower * (1 - 1e-12), qPrintable(QString::number(point.steps)));
+    }
+    // The largest K is PldAccountant's own automatic answer there (the run that chose Δ).
+    Params top = p;
+    top.K = 140630;
+    auto e = PldAccountant().epsilon(top);
+    QVERIFY(e.isOk());
+    QCOMPARE(*curve->points.back().epsilonUpper, e->epsilon);
+    QCOMPARE(*curve->points.back().epsilonLower, *e->epsilonLower);
+  }
+
+  void curvePointsAreTheAccountantOnTheSameGrid() {
+    // Each point is PldAccountant::epsilon at its K with discretisation = the curve's Δ: the same
+    // composition (same grid, truncation and FFT length), so equal up to FFT round-off, which
+    // the tolerance 1e−12 (relative) allows for; in practice the values are bit-identical.
+    Params p;
+    p.sigma = 0.9;
+    const std::vector<std::int64_t> steps{3000, 1, 7, 50, 400, 20000};
+    for (std::optional<double> fixed : {std::optional<double>(), std::optional<double>(2e-3)}) {
+      ExactOptions options;
+      options.discretisation = fixed;
+      auto curve = pldEpsilonCurve(p, steps, options);
+      QVERIFY2(curve.isOk(), curve.status().message().c_str());
+      QCOMPARE(curve->automatic, !fixed.has_value());
+      if (fixed) QCOMPARE(curve->discretisation, *fixed);
+      if (!fixed) QCOMPARE(curve->gridSteps, std::int64_t(20000));
+      EpsilonOptions same;
+      same.exact.discretisation = curve->discretisation;
+      for (const PldCurvePoint& point : curve->points) {
+        Params at = p;
+        at.K = point.steps;
+        auto e = PldAccountant().epsilon(at, same);
+        QVERIFY2(e.isOk(), e.status().message().c_str());
+        QVERIFY(point.epsilonUpper && point.epsilonLower);
+        DPX_COMPARE_REL(*point.epsilonUpper, e->epsilon, 1e-12);
+        DPX_COMPARE_REL(*point.epsilonLower, *e->epsilonLower, 1e-12);
+      }
+    }
+  }
+
+  void curveKeepsTheOrderGivenAndRepeats() {
+    const std::vector<std::int64_t> steps{50, 5, 50, 1};
+    auto curve = pldEpsilonCurve(Params{}, steps);
+    QVERIFY(curve.isOk());
+    QCOMPARE(curve->points.size(), std::size_t(4));
+    for (std::size_t i = 0; i < steps.size(); ++i) QCOMPARE(curve->points[i].steps, steps[i]);
+    QCOMPARE(*curve->points[0].epsilonUpper, *curve->points[2].epsilonUpper);
+    QVERIFY(*curve->points[3].epsilonUpper < *curve->points[1].epsilonUpper);
+    QVERIFY(*curve->points[1].epsilonUpper < *curve->points[0].epsilonUpper);
+  }
+
+  void curveProgressAndCancellation() {
+    Params p;
+    p.sigma = 0.97;  // a run no other test caches
+    const std::vector<std::int64_t> steps = logSteps(30000, 12);
+    std::vector<double> seen;
+    ExactOptions options;
+    options.progress = [&](double f) { seen.push_back(f); };
+    QVERIFY(pldEpsilonCurve(p, steps, options).isOk());
+    QVERIFY(seen.size() > 2);
+    QCOMPARE(seen.back(), 1.0);
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+      QVERIFY(seen[i] >= 0.0 && seen[i] <= 1.0);
+      if (i > 0) QVERIFY(seen[i] >= seen[i - 1]);
+    }
+
+    // Cancelled before it starts, and half-way (from the progress callback, as the GUI's job does).
+    std::atomic<bool> cancel{true};
+    ExactOptions cancelled;
+    cancelled.cancel = &cancel;
+    p.sigma = 0.98;
+    auto r = pldEpsilonCurve(p, steps, cancelled);
+    QVERIFY(!r.isOk());
+    QCOMPARE(r.status().code(), StatusCode::kCancelled);
+    cancel = false;
+    cancelled.progress = [&](double f) {
+      if (f > 0.5) cancel = true;
+    };
+    p.sigma = 0.99;
+    r = pldEpsilonCurve(p, steps, cancelled);
+    QVERIFY(!r.isOk());
+    QCOMPARE(r.status().code(), StatusCode::kCancelled);
+  }
+
+  void curvePointsFailOneByOne() {
+    // A caller-fixed Δ too fine for the largest K: that point fails with the memory guard's
+    // reason (it is not coarsened), the others are computed. q = 1, σ = 0.05: each step's loss
+    // has mean 200 and spread 20, so 10⁷ steps need a window of ~10⁸ points at Δ = 0.01.
+    Params p;
+    p.n = 1000;
+    p.m = 1000;
+    p.sigma = 0.05;
+    ExactOptions fine;
+    fine.discretisation = 0.01;
+    const std::vector<std::int64_t> steps{1, 100, 10'000'000};
+    auto curve = pldEpsilonCurve(p, steps, fine);
+    QVERIFY2(curve.isOk(), curve.status().message().c_str());
+    QVERIFY(curve->points[0].epsilonUpper && curve->points[1].epsilonUpper);
+    QVERIFY(!curve->points[2].epsilonUpper && !curve->points[2].epsilonLower);
+    const QString why = QString::fromStdString(curve->points[2].error.message());
+    QVERIFY2(why.contains(QStringLiteral("K = 10000000")) && why.contains(QStringLiteral("coarser")), qPrintable(why));
+    QCOMPARE(curve->firstError().message(), curve->points[2].error.message());
+    // q = 1 is exactly μ-GDP with μ = √K/σ: the bracket holds the closed form.
+    const double exact = *gdpEpsilon(1.0 / 0.05, p.delta);
+    QVERIFY(*curve->points[0].epsilonLower <= exact * (1 + 1e-9));
+    QVERIFY(exact <= *curve->points[0].epsilonUpper * (1 + 1e-9));
+
+    // An invalid K fails alone, naming K; invalid knobs, options or an empty list fail the call.
+    auto mixed = pldEpsilonCurve(Params{}, std::vector<std::int64_t>{0, 10});
+    QVERIFY(mixed.isOk());
+    QVERIFY(!mixed->points[0].epsilonUpper);
+    QVERIFY(QString::fromStdString(mixed->points[0].error.message()).contains(QStringLiteral("K")));
+    QVERIFY(mixed->points[1].epsilonUpper.has_value());
+    Params bad;
+    bad.sigma = 0.01;
+    QVERIFY(!pldEpsilonCurve(bad, std::vector<std::int64_t>{10}).isOk());
+    QVERIFY(!pldEpsilonCurve(Params{}, std::vector<std::int64_t>{}).isOk());
+    ExactOptions zero;
+    zero.discretisation = 0.0;
+    auto z = pldEpsilonCurve(Params{}, std::vector<std::int64_t>{10}, zero);
+    QVERIFY(!z.isOk());
+    QVERIFY(QString::fromStdString(z.status().message()).contains(QStringLiteral("discretisation")));
+    ExactOptions loose;
+    loose.accuracy = 0.9;
+    QVERIFY(!pldEpsilonCurve(Params{}, std::vector<std::int64_t>{10}, loose).isOk());
   }
 
   void badInputs() {

@@ -1,6 +1,7 @@
-// `rdp` (SPEC §2.1): RDP of the Poisson-subsampled Gaussian and its (ε, δ) conversions.
-// Expected values: ../shared/reference/dpsgd_mnist.json (Opacus RDP, the legacy TF Privacy
-// recipe, seed 003 Table 1) and mpmath quadrature of the defining integral.
+// `rdp` (Abadi et al. 2016; Mironov, Talwar & Zhang 2019): RDP of the Poisson-subsampled Gaussian
+// and its (ε, δ) conversions. Expected values: ../shared/reference/dpsgd_mnist.json (Opacus RDP, the
+// legacy TF Privacy recipe behind Bu, Dong, Long & Su 2020, Table 1) and mpmath quadrature of the
+// defining integral.
 #include <cmath>
 
 #include <QJsonArray>
@@ -113,13 +114,13 @@ class TestRdpAccountant : public QObject {
     DPX_COMPARE_REL(classic->epsilon, maLegacy, 1e-6);
     QCOMPARE(*classic->alpha, maLegacyOrder);
     QCOMPARE(*classic->conversion, Conversion::kClassic);
-    if (published > 0) QCOMPARE(dpx::test::roundTo(classic->epsilon, 2), published);  // seed 003 Table 1, MA ε
+    if (published > 0) QCOMPARE(dpx::test::roundTo(classic->epsilon, 2), published);  // Bu et al. 2020 Table 1, MA ε
     auto improved = rdp.epsilon(p, legacy(Conversion::kImproved));
     QVERIFY(improved.isOk());
     DPX_COMPARE_REL(improved->epsilon, rdpImproved, 1e-6);
     QCOMPARE(*improved->alpha, rdpImprovedOrder);
     QCOMPARE(improved->bound, BoundKind::kUpper);
-    // The SPEC grid is a superset in the region that matters except for 8.1/8.8-type orders:
+    // The default order grid is a superset in the region that matters except for 8.1/8.8-type orders:
     // its ε can differ, but never by much, and the improved conversion is never worse.
     auto defaults = rdp.epsilon(p);
     QVERIFY(defaults.isOk());

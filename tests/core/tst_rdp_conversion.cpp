@@ -1,4 +1,4 @@
-// RDP → (ε, δ) conversions and the order grids (SPEC §2: classic, Mironov 2017; improved,
+// RDP → (ε, δ) conversions and the order grids (classic, Mironov 2017; improved,
 // Balle et al. 2020 Thm 21).
 #include <cmath>
 #include <random>

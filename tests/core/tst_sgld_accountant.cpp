@@ -1,4 +1,4 @@
-// `sgld` (SPEC §2.4, seed 000 Thm 3.1, Cor. 3.2–3.3 and the Discussion's limits).
+// `sgld` (Ryffel, Bach & Pointcheval 2022, Thm 3.1, Cor. 3.2–3.3 and the Discussion's limits).
 #include <cmath>
 #include <limits>
 
@@ -33,8 +33,8 @@ class TestSgldAccountant : public QObject {
  private Q_SLOTS:
   void smallKLimit_data() {
     QTest::addColumn<int>("schedule");
-    QTest::newRow("seed 000 Discussion, constant η = 1/(2β), K ≪ β/λ") << int(Schedule::kConstant);
-    QTest::newRow("seed 000 Discussion, η_k = 1/(2β+λk/2), K ≪ β/λ") << int(Schedule::kDecreasing);
+    QTest::newRow("Ryffel et al. 2022 Discussion, constant η = 1/(2β), K ≪ β/λ") << int(Schedule::kConstant);
+    QTest::newRow("Ryffel et al. 2022 Discussion, η_k = 1/(2β+λk/2), K ≪ β/λ") << int(Schedule::kDecreasing);
   }
   void smallKLimit() {
     QFETCH(int, schedule);
@@ -134,17 +134,15 @@ class TestSgldAccountant : public QObject {
     QVERIFY(b < 1.2 * a);
   }
 
-  void nativeAndUtility() {
+  // The utility bound of the same paper (Lemma 4.1) is utility::lemma41, tested in
+  // tst_langevin_utility with hand values.
+  void native() {
     SgldAccountant sgld;
     Params p = convexRun();
     auto native = sgld.native(p);
     QVERIFY(native.isOk());
     QCOMPARE(native->at(0).key, std::string("sigma_L"));
     QCOMPARE(native->at(1).key, std::string("sum_eta"));
-    auto u = sgldUtilityBound(p, 100, 1.0);
-    QVERIFY(u.isOk() && *u > 0);
-    p.lambda = 0;
-    QVERIFY(!sgldUtilityBound(p, 100, 1.0).isOk());
   }
 
   // Found by tst_sweep: β at the bottom of its range (the smallest positive double) makes the

@@ -1,4 +1,4 @@
-// `sgmcmc` (SPEC §2.7, seed 004 Alg. 1): the effective noise multiplier and the heterogeneous
+// `sgmcmc` (Li, Chen, Liu & Carin 2019, Alg. 1): the effective noise multiplier and the heterogeneous
 // composition of the t^{−1/3} schedule.
 #include <cmath>
 

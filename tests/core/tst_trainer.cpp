@@ -1,4 +1,4 @@
-// The trainer (SPEC §4): the clipped-sum identity, that each mechanism's noise and sampling are
+// The trainer: the clipped-sum identity, that each mechanism's noise and sampling are
 // what its accountant assumes (fixed seeds, stated tolerances), determinism, target-ε honesty,
 // control, and accuracy on the built-in digits.
 #include <atomic>

@@ -29,6 +29,9 @@
 #include "presets.h"
 #include "trainer_panel.h"
 #include "pixel_util.h"
+#include "test_util.h"
+#include "compute/analytics.h"
+#include <QCheckBox>
 
 using namespace dpx::core;
 using namespace dpx::ui;
@@ -155,20 +158,22 @@ class TestMainWindow : public QObject {
     QVERIFY(spy.wait(10000));
     w.analyticsJob()->waitForIdle();
     QTest::qWait(400);
-    std::vector<std::pair<double, bool>> applied;  // σ shown, drawn as a draft
+    std::vector<std::pair<double, qsizetype>> applied;  // σ shown, how many charts draw drafts
     connect(&w, &MainWindow::analyticsApplied, &w, [&] {
-      applied.emplace_back(w.lastAnalytics()->params.sigma, w.charts()->epsilon()->draftDrawing());
+      const QList<ChartPanel*> charts = w.charts()->all();
+      applied.emplace_back(w.lastAnalytics()->params.sigma,
+                           std::count_if(charts.begin(), charts.end(), [](ChartPanel* c) { return c->draftDrawing(); }));
     });
     w.model()->setKnob(Knob::kSigma, 1.2);
     QTRY_VERIFY_WITH_TIMEOUT(!applied.empty() && applied.back().first == 1.2, 10000);
-    QVERIFY2(!applied.back().second, "a lone change is drawn smooth");
+    QVERIFY2(applied.back().second == 0, "a lone change is drawn smooth");
     QTest::qWait(400);
     applied.clear();
     w.model()->setKnob(Knob::kSigma, 1.3);
     w.model()->setKnob(Knob::kSigma, 1.4);
     QTRY_VERIFY_WITH_TIMEOUT(!applied.empty() && applied.back().first == 1.4, 10000);
-    QVERIFY2(applied.back().second, "the second of two quick changes is drawn as a draft");
-    for (ChartPanel* chart : w.charts()->all()) QVERIFY(chart->draftDrawing());
+    QVERIFY2(applied.back().second == w.charts()->all().size(),
+             "the second of two quick changes is drawn as a draft, on every chart");
     QTRY_VERIFY_WITH_TIMEOUT(!w.charts()->epsilon()->draftDrawing(), 2000);
     for (ChartPanel* chart : w.charts()->all()) QVERIFY(!chart->draftDrawing());
   }
@@ -262,6 +267,76 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.model()->undoStack()->count(), steps + 1);
     w.model()->undoStack()->undo();
     QCOMPARE(w.model()->params().sigma, before);
+  }
+
+  // α in every view: the table's α column, the trade-off curves f_α of the RDP accountants
+  // (dotted, grouped with their f_{ε,δ}), and the "fixed α" toggle of the ε chart.
+  void alphaReachesEveryView() {
+    MainWindow w(m_settings.get());
+    QSignalSpy spy(&w, &MainWindow::analyticsApplied);
+    w.show();
+    QVERIFY(!spy.isEmpty() || spy.wait(10000));
+    w.analyticsJob()->waitForIdle();
+    QCoreApplication::processEvents();
+    const auto rdpRow = [&]() -> const AccountantSummary* {
+      for (const AccountantSummary& row : w.lastAnalytics()->accountants) {
+        if (row.id == "rdp") return &row;
+      }
+      return nullptr;
+    };
+    QVERIFY(rdpRow() && rdpRow()->rdpAtAlpha && rdpRow()->epsilonAtAlpha);
+    // At one order the conversion can only be worse than at the best one.
+    QVERIFY(rdpRow()->epsilonAtAlpha->epsilon >= rdpRow()->epsilon->epsilon);
+    QVERIFY(w.accountantTable()->horizontalHeaderItem(4)->text().contains(QStringLiteral("α = 8")));
+    for (const char* id : {"renyi:rdp", "renyi:sgld", "renyi:cyclic", "renyi:outpert", "renyi:sgmcmc"}) {
+      QVERIFY2(w.charts()->tradeoff()->curveIds().contains(QLatin1String(id)), id);
+    }
+    QVERIFY(!w.charts()->tradeoff()->curveIds().contains(QStringLiteral("renyi:gdp")));  // not an RDP analysis
+    // f_α lies below the envelope f_{ε,δ} of the same accountant nowhere above 1 − x.
+    const QVector<QPointF> slice = w.charts()->tradeoff()->curvePoints(QStringLiteral("renyi:rdp"));
+    QVERIFY(slice.size() > 100);
+    for (const QPointF& p : slice) QVERIFY(p.y() >= 0.0 && p.y() <= 1.0 - p.x() + 1e-12);
+    // The α knob moves f_α and the table column.
+    const double before = rdpRow()->epsilonAtAlpha->epsilon;
+    w.model()->setKnob(Knob::kAlpha, 32.0);
+    QVERIFY(waitAnalytics(w, spy));
+    QVERIFY(rdpRow()->epsilonAtAlpha->epsilon != before);
+    QVERIFY(w.charts()->tradeoff()->curvePoints(QStringLiteral("renyi:rdp")) != slice);
+    // Fixed α: the RDP accountants' ε curves convert at α alone, never below the optimum.
+    const QVector<QPointF> optimal = points(w.charts()->epsilon(), "rdp");
+    auto* toggle = w.findChild<QCheckBox*>(QStringLiteral("fixedAlphaToggle"));
+    QVERIFY(toggle);
+    toggle->click();
+    QVERIFY(waitAnalytics(w, spy));
+    QVERIFY(w.lastAnalytics()->fixedAlpha);
+    const QVector<QPointF> fixed = points(w.charts()->epsilon(), "rdp");
+    QCOMPARE(fixed.size(), optimal.size());
+    bool someWorse = false;
+    for (qsizetype i = 0; i < fixed.size(); ++i) {
+      QVERIFY(fixed[i].y() >= optimal[i].y() * (1 - 1e-12));
+      someWorse = someWorse || fixed[i].y() > optimal[i].y() * 1.01;
+    }
+    QVERIFY(someWorse);
+  }
+
+  // The step-size chart draws the η that meet a target for sgld and cyclic too, over
+  // [ε/20, 20ε] around the calibration target.
+  void stepsizeChartCoversEveryEtaDependentAnalysis() {
+    MainWindow w(m_settings.get());
+    QSignalSpy stepsize(&w, &MainWindow::stepsizeApplied);
+    w.show();
+    QVERIFY(stepsize.wait(120000));
+    ChartPanel* chart = w.charts()->stepsize();
+    for (const char* id : {"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing", "wang", "sgld", "cyclic",
+                           "current"}) {
+      QVERIFY2(chart->curveIds().contains(QLatin1String(id)), id);
+    }
+    const double target = w.calibratePanel()->targetEpsilon();
+    const QVector<QPointF> exact = chart->curvePoints(QStringLiteral("exact_fixed"));
+    QVERIFY(!exact.isEmpty());
+    DPX_COMPARE_REL(exact.front().x(), target / 20.0, 1e-9);
+    DPX_COMPARE_REL(exact.back().x(), target * 20.0, 1e-9);
+    QVERIFY(chart->marker() && *chart->marker() == target);
   }
 
   void invalidInputShowsTheMessageAndKeepsChartsFinite() {

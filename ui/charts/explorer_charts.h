@@ -1,4 +1,4 @@
-// The four privacy charts of SPEC §3 (ε vs K, RDP vs α, trade-off plane, step-size bounds) fed
+// The four privacy charts (ε vs K, RDP vs α, trade-off plane, step-size bounds) fed
 // from the analytic, PLD, step-size and audit snapshots. Accountants whose assumptions fail are
 // drawn greyed and dashed with the reason in their tooltip; nothing non-finite is plotted.
 #pragma once

@@ -7,7 +7,6 @@
 #include <tbb/parallel_for.h>
 
 #include "accounting/curves.h"
-#include "accounting/gdp_accountant.h"
 #include "accounting/rdp_based_accountant.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/registry.h"
@@ -33,14 +32,8 @@ std::optional<double> tableEpsilon(const core::Params& params, Conversion conver
 }
 
 unsigned accountantColor(const std::string& id) {
-  if (id == "rdp") return 0x1f77b4;
-  if (id == "gdp") return 0xff7f0e;
-  if (id == "pld") return 0x202020;
-  if (id == "sgld") return 0x2ca02c;
-  if (id == "cyclic") return 0x9467bd;
-  if (id == "outpert") return 0x8c564b;
-  if (id == "sgmcmc") return 0x17becf;
-  return 0x7f7f7f;
+  const Accountant* a = findAccountant(id);
+  return a ? a->info().color : 0x7f7f7f;
 }
 
 std::string violationsText(const std::vector<Violation>& violations) {
@@ -93,7 +86,7 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     }
   });
 
-  // ε vs K (or epochs), one curve per analytic accountant plus the sgld composition baseline.
+  // ε vs K (or epochs), one curve per analytic accountant plus their teaching variants.
   const std::int64_t maxK = epsilonAxisMaxSteps(params);
   CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(maxK), kEpsilonCurvePoints, true};
   std::vector<double> ks = *curveAxis(spec);
@@ -123,38 +116,28 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     }
     s.epsilonCurves.push_back(std::move(c));
   }
-  // Variants for teaching, dashed: the composition baseline the Langevin bound beats, and the
-  // bounded-domain form of the cyclic analysis (Thm 4.4, which reads D).
-  struct VariantCurve {
-    const char* accountant;
-    const char* variant;
-    const char* label;
-    const char* tooltip;
-  };
-  const VariantCurve variants[] = {
-      {"sgld", "baseline", "sgld composition baseline",
-       "Ryffel, Bach & Pointcheval 2022, Discussion after Cor. 3.3: ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"},
-      {"cyclic", "bounded-domain", "cyclic, bounded domain",
-       "Kong & Ribero 2024, Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain diameter D"},
-  };
-  for (const VariantCurve& v : variants) {
-    const Accountant* a = findAccountant(v.accountant);
-    if (!a) continue;
-    EpsilonOptions variantOptions = options;
-    variantOptions.variant = v.variant;
-    const AccountantCurve b = epsilonCurve(*a, params, CurveVariable::kSteps, ks, variantOptions);
-    PlotCurve c;
-    c.id = std::string(v.accountant) + ":" + v.variant;
-    c.accountant = v.accountant;
-    c.label = v.label;
-    c.dashed = true;
-    c.tooltip = v.tooltip;
-    for (std::size_t k = 0; k < ks.size(); ++k) {
-      if (!b.epsilon[k]) continue;
-      c.x.push_back(axisValue(ks[k]));
-      c.y.push_back(*b.epsilon[k]);
+  // Variants for teaching, dashed: those whose info has a tooltip (e.g. the composition baseline
+  // the Langevin bound beats, the bounded-domain form of the cyclic analysis, which reads D).
+  for (const Accountant* a : analytic) {
+    for (const Variant& v : a->variants()) {
+      if (v.id.empty() || v.tooltip.empty()) continue;
+      EpsilonOptions variantOptions = options;
+      variantOptions.variant = v.id;
+      const AccountantCurve b = epsilonCurve(*a, params, CurveVariable::kSteps, ks, variantOptions);
+      PlotCurve c;
+      c.id = std::string(a->id()) + ":" + v.id;
+      c.accountant = std::string(a->id());
+      // "cyclic bounded domain" in the legend; the theorem is in the tooltip.
+      c.label = std::string(a->id()) + " " + v.label.substr(0, v.label.find(','));
+      c.dashed = true;
+      c.tooltip = v.tooltip;
+      for (std::size_t k = 0; k < ks.size(); ++k) {
+        if (!b.epsilon[k]) continue;
+        c.x.push_back(axisValue(ks[k]));
+        c.y.push_back(*b.epsilon[k]);
+      }
+      s.epsilonCurves.push_back(std::move(c));
     }
-    s.epsilonCurves.push_back(std::move(c));
   }
 
   // ε_α vs α for the RDP accountants.
@@ -189,32 +172,34 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     }
     s.tradeoffCurves.push_back(std::move(identity));
   }
-  for (const AccountantSummary& row : s.accountants) {
-    if (row.id == "gdp") {
-      for (const core::accounting::NativeValue& v : row.native) {
-        if (v.key != "mu") continue;
-        PlotCurve g;
-        g.id = "tradeoff:gdp";
-        g.accountant = "gdp";
-        g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (gdp)";
-        g.greyed = !row.violations.empty();
-        g.tooltip = g.greyed ? violationsText(row.violations) : "Bu, Dong, Long & Su 2020: Gaussian trade-off of the CLT";
-        for (double x : grid) {
-          g.x.push_back(x);
-          g.y.push_back(gaussianTradeoff(v.value, x));
-        }
-        s.tradeoffCurves.push_back(std::move(g));
+  // An accountant whose native parameters include a Gaussian-DP μ has the trade-off G_μ itself.
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    const AccountantSummary& row = s.accountants[i];
+    if (!analytic[i]->info().reportsGdpMu) continue;
+    for (const NativeValue& v : row.native) {
+      if (v.key != kGdpMuKey) continue;
+      PlotCurve g;
+      g.id = "tradeoff:" + row.id;
+      g.accountant = row.id;
+      g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (" + row.id + ")";
+      g.greyed = !row.violations.empty();
+      g.tooltip = g.greyed ? violationsText(row.violations) : "the Gaussian trade-off G_μ of " + row.citation;
+      for (double x : grid) {
+        g.x.push_back(x);
+        g.y.push_back(gaussianTradeoff(v.value, x));
       }
+      s.tradeoffCurves.push_back(std::move(g));
     }
   }
-  for (const AccountantSummary& row : s.accountants) {
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    const AccountantSummary& row = s.accountants[i];
     if (!row.epsilon) continue;
     PlotCurve f;
     f.id = "fed:" + row.id;
     f.accountant = row.id;
     f.label = row.id + " (ε = " + core::formatNumber(row.epsilon->epsilon, 3) + ")";
     f.greyed = !row.violations.empty();
-    f.dashed = row.id == "gdp";
+    f.dashed = analytic[i]->info().reportsGdpMu;  // G_μ is its curve; one (ε, δ) of it is a reference
     f.tooltip = f.greyed ? violationsText(row.violations)
                          : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" + core::formatNumber(row.epsilon->epsilon, 4) +
                                ", δ)-DP mechanism meets";

@@ -1,10 +1,12 @@
 // What the explorer's charts and table show for one parameter set, computed off the GUI thread
 // (plain C++, no widgets, so it is unit-testable and benchmarkable):
 //  * every analytic accountant's ε at δ, native parameters and violated assumptions;
-//  * ε vs K (or epochs) for each of them, with the current K marked (SPEC §3 chart 1);
+//  * ε vs K (or epochs) for each of them and their teaching variants, with the current K marked
+//    (chart 1);
 //  * total RDP ε_α vs α for the RDP accountants (chart 2);
-//  * the trade-off plane: identity, G_μ of `gdp`, f_{ε,δ} of every accountant and, for the RDP
-//    accountants, the curve their ε_α at the α knob alone implies (Balle et al. 2020) (chart 3);
+//  * the trade-off plane: identity, G_μ of the accountants that report a Gaussian-DP μ (`gdp`),
+//    f_{ε,δ} of every accountant and, for the RDP accountants, the curve their ε_α at the α knob
+//    alone implies (Balle et al. 2020) (chart 3);
 //  * at the α knob: each RDP accountant's ε_α and the (ε, δ) of converting that single order.
 // The exact `pld` results and the step-size curves are slower and have their own jobs.
 #pragma once
@@ -73,7 +75,8 @@ std::optional<double> tableEpsilon(const core::Params& params, core::accounting:
 // The largest K shown on the ε-vs-K chart: ten times the run, at least 100, at most 10⁷.
 std::int64_t epsilonAxisMaxSteps(const core::Params& params);
 
-// Display colours shared by every chart: one per accountant (RGB).
+// Display colours shared by every chart: the accountant's AccountantInfo::color (RGB), grey for
+// an unknown id.
 unsigned accountantColor(const std::string& id);
 
 // "assumption: reason" lines joined with newlines.

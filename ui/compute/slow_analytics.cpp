@@ -1,8 +1,10 @@
 #include "compute/slow_analytics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
+#include "accounting/curves.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/stepsize_chart.h"
 #include "accounting/tradeoff.h"
@@ -21,7 +23,7 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   PldAccountant pld;
   EpsilonOptions options;
   options.exact.cancel = &cancel;
-  options.exact.progress = [&](double f) { progress(0.4 * f); };
+  options.exact.progress = [&](double f) { progress(0.3 * f); };
   auto eps = pld.epsilon(params, options);
   if (cancel) return std::nullopt;
   if (!eps) {
@@ -29,10 +31,6 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
     return s;
   }
   s.epsilon = *eps;
-  double interval = 1e-3;
-  for (const NativeValue& v : eps->native) {
-    if (v.key == "discretisation") interval = v.value;
-  }
   // Exact trade-off curve (cached run: no recomputation).
   const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
   if (auto curve = pld.tradeoff(params, grid, options)) {
@@ -43,9 +41,14 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
     s.tradeoff.x = curve->typeOne;
     s.tradeoff.y = curve->typeTwo;
   }
-  // ε bracket vs K on the grid chosen for the current run, coarsened where a point would be
-  // heavy: one grid for the whole curve keeps it monotone in K.
-  const std::int64_t maxK = epsilonAxisMaxSteps(params);
+  // ε bracket vs K: core's pldEpsilonCurve, the function behind `dpx curve --accountant pld
+  // --vary K --from 1 --to <max K> --points 24 --spacing log`, so both show the same numbers.
+  const std::vector<std::int64_t> steps = pldCurveSteps(params);
+  ExactOptions exact;
+  exact.cancel = &cancel;
+  exact.progress = [&](double f) { progress(0.3 + 0.7 * f); };
+  const core::Result<PldCurve> curve = pldEpsilonCurve(params, steps, exact);
+  if (cancel || (!curve && curve.status().code() == core::StatusCode::kCancelled)) return std::nullopt;
   const double toEpochs = static_cast<double>(params.m) / static_cast<double>(params.n);
   s.epsilonUpper.id = "pld";
   s.epsilonUpper.accountant = "pld";
@@ -55,32 +58,42 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   s.epsilonLower.label = "pld (exact, lower)";
   s.epsilonLower.dashed = true;
   s.epsilonLower.tooltip = "optimistic discretisation: the true ε lies between the two pld curves";
-  const double curveInterval = std::max(interval, 2e-3);
-  for (int i = 0; i < kPldCurvePoints; ++i) {
-    if (cancel) return std::nullopt;
-    const double k = std::round(std::exp(std::log(static_cast<double>(maxK)) * i / (kPldCurvePoints - 1)));
-    const pld::GaussianSegment segment{params.q(), params.sigma, static_cast<std::int64_t>(k)};
-    ExactOptions exact;
-    exact.cancel = &cancel;
-    auto run = pldComposeSegments(std::span<const pld::GaussianSegment>(&segment, 1), curveInterval, exact);
-    progress(0.4 + 0.6 * (i + 1) / kPldCurvePoints);
-    if (!run) continue;
-    auto up = run->epsilonUpper(params.delta);
-    auto lo = run->epsilonLower(params.delta);
-    const double x = epochsAxis ? k * toEpochs : k;
-    if (up) {
-      s.epsilonUpper.x.push_back(x);
-      s.epsilonUpper.y.push_back(*up);
+  if (!curve) {
+    s.epsilonUpper.tooltip = "no ε-vs-K curve: " + curve.status().message();
+  } else {
+    for (const PldCurvePoint& point : curve->points) {
+      const double x = epochsAxis ? static_cast<double>(point.steps) * toEpochs : static_cast<double>(point.steps);
+      if (point.epsilonUpper) {
+        s.epsilonUpper.x.push_back(x);
+        s.epsilonUpper.y.push_back(*point.epsilonUpper);
+      }
+      if (point.epsilonLower) {
+        s.epsilonLower.x.push_back(x);
+        s.epsilonLower.y.push_back(*point.epsilonLower);
+      }
     }
-    if (lo) {
-      s.epsilonLower.x.push_back(x);
-      s.epsilonLower.y.push_back(*lo);
-    }
+    s.epsilonUpper.tooltip = "exact composition, pessimistic discretisation (an upper bound), one loss grid Δ = " +
+                             core::formatNumber(curve->discretisation, 3) + " for the curve (" +
+                             (curve->automatic ? "chosen for a " + core::formatNumber(100 * curve->requestedWidth, 3) +
+                                                     " % bracket at K = " + std::to_string(curve->gridSteps)
+                                               : std::string("fixed")) +
+                             ")";
   }
-  s.epsilonUpper.tooltip = "exact composition, pessimistic discretisation (an upper bound), Δ = " +
-                           core::formatNumber(curveInterval, 3);
+  progress(1.0);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;
+}
+
+std::vector<std::int64_t> pldCurveSteps(const core::Params& params) {
+  const CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(epsilonAxisMaxSteps(params)), kPldCurvePoints,
+                       true};
+  std::vector<std::int64_t> steps;
+  if (core::Result<std::vector<double>> xs = curveAxis(spec)) {
+    for (double x : *xs) steps.push_back(static_cast<std::int64_t>(x));
+  }
+  // Rounding repeats small K on a short axis (1, 1, 2, …): one point each.
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
 }
 
 std::optional<StepsizeSnapshot> computeStepsize(const core::Params& params, double referenceEpsilon,

@@ -1,12 +1,13 @@
 // The slower views, each computed by its own background job with progress and cancellation:
 //  * the exact `pld` accountant: its ε bracket, the exact trade-off curve, and the ε-vs-K bracket
-//    on a fixed loss grid (so the curve is monotone);
+//    (core's pldEpsilonCurve: one loss grid for the curve, so it is monotone);
 //  * the step-size chart (core/accounting/stepsize_chart.h): η against the target ε for SG-MCMC
 //    (Li, Chen, Liu & Carin 2019, Fig. 1 style; Wang, Fienberg & Smola 2015), `sgld` and `cyclic`,
 //    with the smoothness limits on η.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,7 +31,13 @@ struct PldSnapshot {
 
 inline constexpr int kPldCurvePoints = 24;
 
-// Returns nullopt when cancelled.
+// The K of the ε-vs-K bracket: kPldCurvePoints log-spaced from 1 to epsilonAxisMaxSteps(params)
+// (the analytic curves' axis), rounded, repeats dropped — `dpx curve --vary K --from 1 --to <max>
+// --points 24 --spacing log` without its repeats.
+std::vector<std::int64_t> pldCurveSteps(const core::Params& params);
+
+// The pld bracket at the run's K, its trade-off, and the ε-vs-K bracket from core's
+// pldEpsilonCurve (one loss grid for the curve). Returns nullopt when cancelled.
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
                                       const std::function<void(double)>& progress);
 
