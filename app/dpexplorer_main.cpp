@@ -20,15 +20,17 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("DP Explorer"));
   QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION));
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("See the privacy-utility trade-off of differentially private training."));
+  parser.setApplicationDescription(
+      QStringLiteral("See the privacy-utility trade-off of differentially private training."));
   parser.addHelpOption();
   parser.addVersionOption();
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("Save screenshots of the main views to DIR and exit."),
                                       QStringLiteral("DIR"));
   parser.addOption(screenshot);
-  const QCommandLineOption opengl(QStringLiteral("opengl"),
-                                  QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
+  const QCommandLineOption opengl(
+      QStringLiteral("opengl"),
+      QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
   parser.addOption(opengl);
   parser.process(app);
   dpx::ui::ChartPanel::setOpenGLSeries(parser.isSet(opengl) && !parser.isSet(screenshot));
@@ -47,25 +49,31 @@ int main(int argc, char** argv) {
       const bool ok = window.saveScreenshots(directory);
       QApplication::exit(ok ? 0 : 1);
     };
-    QObject::connect(frontier, &dpx::ui::FrontierPanel::frontierFinished, &window,
-                     [finish] { QTimer::singleShot(300, finish); }, Qt::SingleShotConnection);
-    QObject::connect(window.auditPanel(), &dpx::ui::AuditPanel::auditFinished, &window,
-                     [frontier] { frontier->compute(); }, Qt::SingleShotConnection);
-    QObject::connect(trainer, &dpx::ui::TrainerPanel::trainingFinished, &window,
-                     [&window] { window.auditPanel()->runAudit(); }, Qt::SingleShotConnection);
+    QObject::connect(
+        frontier, &dpx::ui::FrontierPanel::frontierFinished, &window, [finish] { QTimer::singleShot(300, finish); },
+        Qt::SingleShotConnection);
+    QObject::connect(
+        window.auditPanel(), &dpx::ui::AuditPanel::auditFinished, &window, [frontier] { frontier->compute(); },
+        Qt::SingleShotConnection);
+    QObject::connect(
+        trainer, &dpx::ui::TrainerPanel::trainingFinished, &window, [&window] { window.auditPanel()->runAudit(); },
+        Qt::SingleShotConnection);
     auto* pending = new int(2);  // PLD and step sizes of the knobs bound to the data
     auto arrived = [pending, trainer] {
       if (--*pending == 0) trainer->start();
     };
-    QObject::connect(trainer->controller(), &dpx::ui::TrainingController::dataReady, &window, [&window, arrived] {
-      QObject::connect(&window, &dpx::ui::MainWindow::pldApplied, &window, arrived, Qt::SingleShotConnection);
-      QObject::connect(&window, &dpx::ui::MainWindow::stepsizeApplied, &window, arrived, Qt::SingleShotConnection);
-    }, Qt::SingleShotConnection);
+    QObject::connect(
+        trainer->controller(), &dpx::ui::TrainingController::dataReady, &window,
+        [&window, arrived] {
+          QObject::connect(&window, &dpx::ui::MainWindow::pldApplied, &window, arrived, Qt::SingleShotConnection);
+          QObject::connect(&window, &dpx::ui::MainWindow::stepsizeApplied, &window, arrived, Qt::SingleShotConnection);
+        },
+        Qt::SingleShotConnection);
     // The digits setting of the README: batch 64, 30 epochs, η = 0.45, λ = 1e−3, every mechanism
     // calibrated to ε = 1.
     dpx::ui::ParameterModel* model = window.model();
     model->setKnob(dpx::core::Knob::kM, 64);
-    model->setKnob(dpx::core::Knob::kK, 28125);  // 30 epochs of the default n; n then follows the data
+    model->setKnob(dpx::core::Knob::kK, 28125);   // 30 epochs of the default n; n then follows the data
     model->setKnob(dpx::core::Knob::kEta, 0.45);  // within 1/(2β) ≈ 0.5: the utility lemmas apply
     model->setKnob(dpx::core::Knob::kLambda, 1e-3);
     dpx::ui::TrainerSettings settings = model->trainer();

@@ -1,7 +1,6 @@
 // dpx: the headless command line of DP Explorer (see app/cli/cli.h).
-#include <iostream>
-
 #include <QCoreApplication>
+#include <iostream>
 
 #include "cli.h"
 

@@ -71,8 +71,10 @@ int main() {
       if (a->isAnalytic()) (void)epsilonCurve(*a, p, CurveVariable::kSteps, *xs);
     }
   });
-  std::printf("\nall analytic accountants, 500-point eps-vs-K curves, one after another: %.2f ms (new sigma), %.2f ms (same sigma)\n",
-              curvesCold, curvesWarm);
+  std::printf(
+      "\nall analytic accountants, 500-point eps-vs-K curves, one after another: %.2f ms (new sigma), %.2f ms (same "
+      "sigma)\n",
+      curvesCold, curvesWarm);
   std::printf("  per accountant (new sigma):");
   for (const Accountant* a : allAccountants()) {
     if (!a->isAnalytic()) continue;

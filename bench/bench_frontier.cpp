@@ -57,8 +57,9 @@ int main() {
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       runs = result->runs;
     }
-    std::printf("digits frontier, %s: %lld runs, median %.3f s, min %.3f s over 5 (2 mechanisms × 10 points × 3 seeds)\n",
-                mode, static_cast<long long>(runs), median(seconds), *std::min_element(seconds.begin(), seconds.end()));
+    std::printf(
+        "digits frontier, %s: %lld runs, median %.3f s, min %.3f s over 5 (2 mechanisms × 10 points × 3 seeds)\n", mode,
+        static_cast<long long>(runs), median(seconds), *std::min_element(seconds.begin(), seconds.end()));
   }
   return 0;
 }

@@ -3,13 +3,12 @@
 //   knob change → new analytic curves painted: p50/p95 over 1000 streaming σ/K/η/δ changes (a
 //   drag: draft drawing) and over 30 lone changes (antialiased);
 //   slider change → exact PLD bracket shown, over 20 changes.
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
 
 #include "main_window.h"
 
@@ -41,7 +40,8 @@ int main(int argc, char** argv) {
     Knob knob;
     double a, b;
   };
-  const Step steps[] = {{Knob::kSigma, 0.9, 1.3}, {Knob::kK, 8000, 20000}, {Knob::kEta, 0.05, 0.2}, {Knob::kDelta, 1e-6, 1e-4}};
+  const Step steps[] = {
+      {Knob::kSigma, 0.9, 1.3}, {Knob::kK, 8000, 20000}, {Knob::kEta, 0.05, 0.2}, {Knob::kDelta, 1e-6, 1e-4}};
   dpx::ui::ParameterModel* model = window.model();
   struct Sample {
     double onScreen, applied, compute;
@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     auto current = [&] {
       const auto& shown = window.lastAnalytics()->params;
       const auto& wanted = model->params();
-      return shown.sigma == wanted.sigma && shown.K == wanted.K && shown.eta == wanted.eta && shown.delta == wanted.delta;
+      return shown.sigma == wanted.sigma && shown.K == wanted.K && shown.eta == wanted.eta &&
+             shown.delta == wanted.delta;
     };
     while (analytics.isEmpty() || !current()) QApplication::processEvents(QEventLoop::AllEvents, 2);
     const double applied = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -75,10 +76,12 @@ int main(int argc, char** argv) {
       applied.push_back(s.applied);
       compute.push_back(s.compute);
     }
-    std::printf("%s (%zu changes):\n  on screen p50 %.2f ms, p95 %.2f ms, max %.2f ms; series replaced p50 %.2f ms, p95 %.2f ms; "
-                "accountants on the worker p50 %.2f ms, p95 %.2f ms\n",
-                what, samples.size(), percentile(screen, 0.5), percentile(screen, 0.95), percentile(screen, 1.0),
-                percentile(applied, 0.5), percentile(applied, 0.95), percentile(compute, 0.5), percentile(compute, 0.95));
+    std::printf(
+        "%s (%zu changes):\n  on screen p50 %.2f ms, p95 %.2f ms, max %.2f ms; series replaced p50 %.2f ms, p95 %.2f "
+        "ms; "
+        "accountants on the worker p50 %.2f ms, p95 %.2f ms\n",
+        what, samples.size(), percentile(screen, 0.5), percentile(screen, 0.95), percentile(screen, 1.0),
+        percentile(applied, 0.5), percentile(applied, 0.95), percentile(compute, 0.5), percentile(compute, 0.95));
   };
   std::vector<Sample> streaming;
   for (int i = 0; i < 1000; ++i) streaming.push_back(change(i));
@@ -102,7 +105,9 @@ int main(int argc, char** argv) {
     while (pld.isEmpty()) QApplication::processEvents(QEventLoop::WaitForMoreEvents, 10);
     pldLatency.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
   }
-  std::printf("knob change -> exact PLD bracket, trade-off and ε-vs-K bracket shown (20 changes, incl. 150 ms debounce): "
-              "p50 %.0f ms, p95 %.0f ms\n", percentile(pldLatency, 0.5), percentile(pldLatency, 0.95));
+  std::printf(
+      "knob change -> exact PLD bracket, trade-off and ε-vs-K bracket shown (20 changes, incl. 150 ms debounce): "
+      "p50 %.0f ms, p95 %.0f ms\n",
+      percentile(pldLatency, 0.5), percentile(pldLatency, 0.95));
   return 0;
 }

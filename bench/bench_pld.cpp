@@ -43,9 +43,9 @@ void fixedGridCase(double interval, long steps, bool bracket) {
     warm.push_back(ms(t1, Clock::now()));
   }
   std::sort(warm.begin(), warm.end());
-  std::printf("  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu  peak %4ld MiB\n",
-              interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize,
-              peakMiB());
+  std::printf(
+      "  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu  peak %4ld MiB\n",
+      interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize, peakMiB());
 }
 
 template <typename F>

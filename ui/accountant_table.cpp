@@ -14,9 +14,12 @@ QString number(double v, int digits = 5) { return QString::fromStdString(core::f
 
 QString boundText(BoundKind kind) {
   switch (kind) {
-    case BoundKind::kUpper: return QStringLiteral("upper bound");
-    case BoundKind::kEstimate: return QStringLiteral("estimate");
-    case BoundKind::kLower: return QStringLiteral("lower bound");
+    case BoundKind::kUpper:
+      return QStringLiteral("upper bound");
+    case BoundKind::kEstimate:
+      return QStringLiteral("estimate");
+    case BoundKind::kLower:
+      return QStringLiteral("lower bound");
   }
   return {};
 }
@@ -25,13 +28,15 @@ QString boundText(BoundKind kind) {
 
 QString describeNative(const std::vector<core::accounting::NativeValue>& native) {
   QStringList parts;
-  for (const auto& v : native) parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(v.key), number(v.value, 4));
+  for (const auto& v : native)
+    parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(v.key), number(v.value, 4));
   return parts.join(QStringLiteral(", "));
 }
 
 QStringList AccountantTable::headers() {
-  return {QStringLiteral("Accountant"), QStringLiteral("ε at δ"), QStringLiteral("Kind"), QStringLiteral("α*"),
-          QStringLiteral("at the α knob"), QStringLiteral("Native parameters"), QStringLiteral("Assumptions")};
+  return {QStringLiteral("Accountant"), QStringLiteral("ε at δ"),        QStringLiteral("Kind"),
+          QStringLiteral("α*"),         QStringLiteral("at the α knob"), QStringLiteral("Native parameters"),
+          QStringLiteral("Assumptions")};
 }
 
 AccountantTable::AccountantTable(QWidget* parent) : QTableWidget(parent) {
@@ -65,8 +70,9 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
   if (s.epsilon) {
     QString eps = number(s.epsilon->epsilon);
     if (s.epsilon->epsilonLower && s.epsilon->epsilonUpper) {
-      eps = QStringLiteral("%1  [%2, %3]").arg(number(s.epsilon->epsilon), number(*s.epsilon->epsilonLower, 4),
-                                               number(*s.epsilon->epsilonUpper, 4));
+      eps = QStringLiteral("%1  [%2, %3]")
+                .arg(number(s.epsilon->epsilon), number(*s.epsilon->epsilonLower, 4),
+                     number(*s.epsilon->epsilonUpper, 4));
     }
     set(1, eps, QStringLiteral("ε at δ = %1").arg(number(s.epsilon->delta)));
     set(2, boundText(s.epsilon->bound));
@@ -129,7 +135,8 @@ void AccountantTable::showPld(const PldSnapshot& snapshot) {
   s.bound = BoundKind::kUpper;
   s.epsilon = snapshot.epsilon;
   s.error = snapshot.error;
-  s.assumptions = {"Poisson sampling, add/remove neighbours, all iterates released", "numerical: the bracket is rigorous"};
+  s.assumptions = {"Poisson sampling, add/remove neighbours, all iterates released",
+                   "numerical: the bracket is rigorous"};
   m_pld = s;
   writePldRow();
 }

@@ -3,9 +3,8 @@
 // the run violates, in words. The exact `pld` row fills in when its background job finishes.
 #pragma once
 
-#include <optional>
-
 #include <QTableWidget>
+#include <optional>
 
 #include "compute/analytics.h"
 #include "compute/slow_analytics.h"

@@ -29,7 +29,8 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
   grid->setContentsMargins(0, 0, 0, 0);
   grid->addWidget(new QLabel(QStringLiteral("<b>Membership-inference audit</b>"), controls), 0, 0, 1, 2);
   m_mechanism = new QComboBox(controls);
-  for (Mechanism m : allMechanisms()) m_mechanism->addItem(QString::fromLatin1(mechanismName(m).data()), static_cast<int>(m));
+  for (Mechanism m : allMechanisms())
+    m_mechanism->addItem(QString::fromLatin1(mechanismName(m).data()), static_cast<int>(m));
   m_mechanism->setCurrentIndex(m_mechanism->findData(static_cast<int>(Mechanism::kDpSgd)));
   m_mechanism->setToolTip(QStringLiteral("The mechanism to attack, with the trainer panel's data and settings."));
   grid->addWidget(new QLabel(QStringLiteral("mechanism"), controls), 1, 0);
@@ -43,8 +44,9 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
   m_canaries = new QSpinBox(controls);
   m_canaries->setRange(0, 100000);
   m_canaries->setValue(0);
-  m_canaries->setToolTip(QStringLiteral("Crafted worst-case records (mislabelled points far from the data) audited "
-                                        "instead of the whole pool."));
+  m_canaries->setToolTip(
+      QStringLiteral("Crafted worst-case records (mislabelled points far from the data) audited "
+                     "instead of the whole pool."));
   grid->addWidget(new QLabel(QStringLiteral("canaries"), controls), 3, 0);
   grid->addWidget(m_canaries, 3, 1);
   auto* buttons = new QHBoxLayout();
@@ -58,7 +60,8 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
   m_progress = new QProgressBar(controls);
   m_progress->setRange(0, 1000);
   grid->addWidget(m_progress, 5, 0, 1, 2);
-  m_summary = new QLabel(QStringLiteral("The strongest check of a DP claim is an attack that tries to break it."), controls);
+  m_summary =
+      new QLabel(QStringLiteral("The strongest check of a DP claim is an attack that tries to break it."), controls);
   m_summary->setObjectName(QStringLiteral("auditSummary"));
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::RichText);
@@ -75,7 +78,8 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
 
   connect(m_run, &QPushButton::clicked, this, &AuditPanel::runAudit);
   connect(m_cancel, &QPushButton::clicked, this, [this] { m_job.cancel(); });
-  connect(&m_job, &BackgroundJob::progressed, this, [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
+  connect(&m_job, &BackgroundJob::progressed, this,
+          [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
   connect(&m_job, &BackgroundJob::busyChanged, this, [this](bool busy) {
     m_run->setEnabled(!busy);
     m_cancel->setEnabled(busy);
@@ -140,7 +144,8 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
                 .arg(QString::fromStdString(report.message).toHtmlEscaped());
   }
   text += QStringLiteral("<b>%1</b>: AUC %2, TPR %3 at FPR 1e−3, %4 at 1e−2.<br>")
-              .arg(QString::fromStdString(best.name).toHtmlEscaped(), n(best.auc), n(best.tprAtFpr1e3), n(best.tprAtFpr1e2));
+              .arg(QString::fromStdString(best.name).toHtmlEscaped(), n(best.auc), n(best.tprAtFpr1e3),
+                   n(best.tprAtFpr1e2));
   text += QStringLiteral("Empirical ε ≥ <b>%1</b> (%2 confidence, %3)")
               .arg(n(report.epsilonLowerBound), n(100 * report.confidence, 3) + QStringLiteral(" %"),
                    QString::fromStdString(report.boundMethod).toHtmlEscaped());
@@ -153,10 +158,12 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
       const bool upper = a.kind == core::accounting::BoundKind::kUpper;
       others << QStringLiteral("%1 %2 %3%4")
                     .arg(QString::fromStdString(a.accountant), upper ? QStringLiteral("≤") : QStringLiteral("≈"),
-                         n(a.epsilon), upper ? (a.applicable ? QString() : QStringLiteral(" (assumptions fail)"))
-                                             : QStringLiteral(" (estimate)"));
+                         n(a.epsilon),
+                         upper ? (a.applicable ? QString() : QStringLiteral(" (assumptions fail)"))
+                               : QStringLiteral(" (estimate)"));
     }
-    if (!others.isEmpty()) text += QStringLiteral("<br>Other analyses of this run: ") + others.join(QStringLiteral(", ")) + QLatin1Char('.');
+    if (!others.isEmpty())
+      text += QStringLiteral("<br>Other analyses of this run: ") + others.join(QStringLiteral(", ")) + QLatin1Char('.');
   } else {
     text += QStringLiteral("; the model is not private (no upper bound).");
   }
@@ -189,13 +196,15 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
     CurveStyle p;
     p.color = QColor::fromRgb(accountantColor(report.accountant));
     p.tooltip = QStringLiteral("f_{ε,δ} of the run's proven ε: no attack can go below it");
-    m_chart->setCurve(QStringLiteral("proven"), QStringLiteral("proven f_{ε,δ} (%1)").arg(QString::fromStdString(report.accountant)),
-                      proven, p);
+    m_chart->setCurve(QStringLiteral("proven"),
+                      QStringLiteral("proven f_{ε,δ} (%1)").arg(QString::fromStdString(report.accountant)), proven, p);
   } else {
     m_chart->removeCurve(QStringLiteral("proven"));
   }
   m_chart->refreshAxes();
-  Q_EMIT auditFinished(attack, QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
+  Q_EMIT auditFinished(
+      attack,
+      QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
 }
 
 QString AuditPanel::reportSection() const {

@@ -4,15 +4,14 @@
 // accountant's upper bound — loudly when the lower bound exceeds it.
 #pragma once
 
-#include <memory>
-#include <optional>
-
 #include <QComboBox>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QWidget>
+#include <memory>
+#include <optional>
 
 #include "audit/membership_inference.h"
 #include "charts/chart_panel.h"

@@ -31,8 +31,9 @@ CalibratePanel::CalibratePanel(ParameterModel* model, QWidget* parent) : QWidget
   m_entry = new QLineEdit(QStringLiteral("1"), this);
   m_entry->setObjectName(QStringLiteral("targetEpsilon"));
   m_entry->setMaximumWidth(80);
-  m_entry->setToolTip(QStringLiteral("The ε you want at the current δ. Each accountant finds the smallest σ that "
-                                     "certifies it (bracketed root finding; always ε(σ) ≤ target)."));
+  m_entry->setToolTip(
+      QStringLiteral("The ε you want at the current δ. Each accountant finds the smallest σ that "
+                     "certifies it (bracketed root finding; always ε(σ) ≤ target)."));
   row->addWidget(m_entry);
   auto* go = new QPushButton(QStringLiteral("Calibrate σ"), this);
   go->setObjectName(QStringLiteral("calibrateButton"));
@@ -41,8 +42,8 @@ CalibratePanel::CalibratePanel(ParameterModel* model, QWidget* parent) : QWidget
   layout->addLayout(row);
   m_table = new QTableWidget(0, 4, this);
   m_table->setObjectName(QStringLiteral("calibrationTable"));
-  m_table->setHorizontalHeaderLabels({QStringLiteral("Accountant"), QStringLiteral("σ for target"),
-                                      QStringLiteral("ε at that σ"), QString()});
+  m_table->setHorizontalHeaderLabels(
+      {QStringLiteral("Accountant"), QStringLiteral("σ for target"), QStringLiteral("ε at that σ"), QString()});
   m_table->verticalHeader()->setVisible(false);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -53,9 +54,8 @@ CalibratePanel::CalibratePanel(ParameterModel* model, QWidget* parent) : QWidget
 
   connect(go, &QPushButton::clicked, this, &CalibratePanel::calibrate);
   connect(m_entry, &QLineEdit::returnPressed, this, &CalibratePanel::calibrate);
-  connect(&m_job, &BackgroundJob::progressed, this, [this](double f) {
-    m_status->setText(QStringLiteral("calibrating… %1 %").arg(static_cast<int>(100 * f)));
-  });
+  connect(&m_job, &BackgroundJob::progressed, this,
+          [this](double f) { m_status->setText(QStringLiteral("calibrating… %1 %").arg(static_cast<int>(100 * f))); });
 }
 
 void CalibratePanel::calibrate() {
@@ -112,7 +112,8 @@ void CalibratePanel::calibrate() {
             auto* apply = new QPushButton(QStringLiteral("Apply σ"), m_table);
             apply->setObjectName(QStringLiteral("apply_%1").arg(QString::fromStdString(r.id)));
             const double sigma = *r.sigma;
-            connect(apply, &QPushButton::clicked, this, [this, sigma] { m_model->setKnob(core::Knob::kSigma, sigma, 0); });
+            connect(apply, &QPushButton::clicked, this,
+                    [this, sigma] { m_model->setKnob(core::Knob::kSigma, sigma, 0); });
             m_table->setCellWidget(i, 3, apply);
           } else {
             auto* item = new QTableWidgetItem(QStringLiteral("—"));

@@ -19,7 +19,7 @@ class CalibratePanel : public QWidget {
   explicit CalibratePanel(ParameterModel* model, QWidget* parent = nullptr);
   double targetEpsilon() const { return m_target; }
   QTableWidget* table() const { return m_table; }
-  void calibrate();               // start the background search
+  void calibrate();  // start the background search
   BackgroundJob* job() { return &m_job; }
 
  Q_SIGNALS:

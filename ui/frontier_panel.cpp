@@ -1,14 +1,13 @@
 #include "frontier_panel.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMetaObject>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 #include "common/format.h"
 #include "trainer_panel.h"
@@ -36,14 +35,16 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_mode->setObjectName(QStringLiteral("frontierMode"));
   m_mode->addItem(QStringLiteral("accuracy against ε"), static_cast<int>(FrontierVary::kEpsilon));
   m_mode->addItem(QStringLiteral("accuracy against epochs at the current ε"), static_cast<int>(FrontierVary::kEpochs));
-  m_mode->setToolTip(QStringLiteral("Against ε: every point is a run calibrated to its target. Against epochs: every "
-                                    "point is calibrated to the same ε, so it shows whether more epochs help at equal "
-                                    "privacy (the Langevin bound of DP-SGLD saturates in K, Ryffel et al. 2022, Thm 3.1)."));
+  m_mode->setToolTip(
+      QStringLiteral("Against ε: every point is a run calibrated to its target. Against epochs: every "
+                     "point is calibrated to the same ε, so it shows whether more epochs help at equal "
+                     "privacy (the Langevin bound of DP-SGLD saturates in K, Ryffel et al. 2022, Thm 3.1)."));
   m_points = new QSpinBox(this);
   m_points->setRange(3, 16);
   m_points->setValue(10);
-  m_points->setToolTip(QStringLiteral("Targets log-spaced over [ε/8, 8ε] (epochs over [E/8, 8E]) around the current "
-                                      "setting"));
+  m_points->setToolTip(
+      QStringLiteral("Targets log-spaced over [ε/8, 8ε] (epochs over [E/8, 8E]) around the current "
+                     "setting"));
   m_seeds = new QSpinBox(this);
   m_seeds->setRange(1, 20);
   m_seeds->setValue(3);
@@ -53,8 +54,9 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_cancel = new QPushButton(QStringLiteral("Cancel"), this);
   m_follow = new QCheckBox(QStringLiteral("recompute when the knobs settle"), this);
   m_follow->setChecked(true);
-  m_follow->setToolTip(QStringLiteral("While this view is shown, a settled change of the knobs, the data or the "
-                                      "mechanisms computes the frontier again"));
+  m_follow->setToolTip(
+      QStringLiteral("While this view is shown, a settled change of the knobs, the data or the "
+                     "mechanisms computes the frontier again"));
   bar->addWidget(m_mode);
   bar->addWidget(new QLabel(QStringLiteral("points"), this));
   bar->addWidget(m_points);
@@ -69,14 +71,15 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_progress->setMaximumWidth(160);
   bar->addWidget(m_progress);
   layout->addLayout(bar);
-  m_status = new QLabel(QStringLiteral("Press Compute: each point trains the ticked mechanisms, calibrated to its ε."), this);
+  m_status =
+      new QLabel(QStringLiteral("Press Compute: each point trains the ticked mechanisms, calibrated to its ε."), this);
   m_status->setObjectName(QStringLiteral("frontierStatus"));
   m_status->setWordWrap(true);
   layout->addWidget(m_status);
 
   auto* split = new QSplitter(Qt::Vertical, this);
-  m_chart = new ChartPanel(QStringLiteral("Privacy–utility frontier"), QStringLiteral("ε"), QStringLiteral("test accuracy"),
-                           split);
+  m_chart = new ChartPanel(QStringLiteral("Privacy–utility frontier"), QStringLiteral("ε"),
+                           QStringLiteral("test accuracy"), split);
   m_chart->setObjectName(QStringLiteral("frontierChart"));
   m_chart->setLogAxis(Qt::Horizontal, true);
   m_chart->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
@@ -86,9 +89,10 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_utility->setObjectName(QStringLiteral("utilityTable"));
   m_utility->setHorizontalHeaderLabels({QStringLiteral("Utility bound"), QStringLiteral("value"),
                                         QStringLiteral("terms and inputs"), QStringLiteral("from")});
-  m_utility->setToolTip(QStringLiteral("The papers' utility theorems for the current knobs and data: d, ξ² and the "
-                                       "distance to the optimum are estimated from the training set at a fitted "
-                                       "optimum; σ or η as the trainer would calibrate them."));
+  m_utility->setToolTip(
+      QStringLiteral("The papers' utility theorems for the current knobs and data: d, ξ² and the "
+                     "distance to the optimum are estimated from the training set at a fitted "
+                     "optimum; σ or η as the trainer would calibrate them."));
   m_utility->setColumnWidth(0, 330);
   m_utility->setColumnWidth(1, 110);
   m_utility->setColumnWidth(2, 430);
@@ -122,7 +126,8 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
     ++m_generation;
     m_status->setText(QStringLiteral("Cancelled."));
   });
-  connect(&m_job, &BackgroundJob::progressed, this, [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
+  connect(&m_job, &BackgroundJob::progressed, this,
+          [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
   refreshUtility();
 }
 
@@ -181,9 +186,10 @@ void FrontierPanel::compute() {
   }
   m_chart->removeCurvesExcept({});
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
-  m_chart->setAxisTitle(Qt::Horizontal, byEpsilon ? QStringLiteral("ε (at δ = %1)").arg(number(job->request.base.knobs.delta))
-                                                  : QStringLiteral("epochs (each point calibrated to ε = %1)")
-                                                        .arg(number(job->centerEpsilon)));
+  m_chart->setAxisTitle(
+      Qt::Horizontal, byEpsilon
+                          ? QStringLiteral("ε (at δ = %1)").arg(number(job->request.base.knobs.delta))
+                          : QStringLiteral("epochs (each point calibrated to ε = %1)").arg(number(job->centerEpsilon)));
   m_chart->setMarker(byEpsilon ? job->centerEpsilon : job->centerEpochs,
                      byEpsilon ? QStringLiteral("current ε") : QStringLiteral("current epochs"));
   m_chart->refreshAxes();
@@ -193,19 +199,20 @@ void FrontierPanel::compute() {
   std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
   const FrontierJob work = *job;
   m_job.request(
-      [this, work, cache, generation](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
+      [this, work, cache, generation](const std::atomic<bool>& cancel,
+                                      const BackgroundJob::Progress& progress) -> std::any {
         core::Result<CachedDataset> data = cache->get(work.data);
         if (!data) return data.status();
         FrontierRequest request = work.request;
         request.base.bounds = data->bounds;
         FrontierCallbacks callbacks;
         callbacks.pointDone = [this, generation](std::size_t s, std::size_t i, const FrontierPoint& p) {
-          QMetaObject::invokeMethod(this, [this, generation, s, i, p] { showPoint(generation, s, i, p); },
-                                    Qt::QueuedConnection);
+          QMetaObject::invokeMethod(
+              this, [this, generation, s, i, p] { showPoint(generation, s, i, p); }, Qt::QueuedConnection);
         };
         callbacks.ceilingDone = [this, generation](double accuracy) {
-          QMetaObject::invokeMethod(this, [this, generation, accuracy] { showCeiling(generation, accuracy); },
-                                    Qt::QueuedConnection);
+          QMetaObject::invokeMethod(
+              this, [this, generation, accuracy] { showCeiling(generation, accuracy); }, Qt::QueuedConnection);
         };
         callbacks.progress = progress;
         core::Result<FrontierResult> result = computeFrontier(request, data->data, callbacks, &cancel);
@@ -222,7 +229,8 @@ void FrontierPanel::compute() {
       });
 }
 
-void FrontierPanel::showPoint(std::uint64_t generation, std::size_t series, std::size_t index, const FrontierPoint& point) {
+void FrontierPanel::showPoint(std::uint64_t generation, std::size_t series, std::size_t index,
+                              const FrontierPoint& point) {
   if (generation != m_generation || series >= m_series.size() || index >= m_series[series].points.size()) return;
   m_series[series].points[index] = point;
   redrawSeries(series);
@@ -246,8 +254,9 @@ void FrontierPanel::redrawSeries(std::size_t series) {
     mean.push_back({x, p.accuracyMean});
     low.push_back({x, p.accuracyMin});
     high.push_back({x, p.accuracyMax});
-    notes << QStringLiteral("target ε %1 → ε %2 · %3 epochs (%4 steps) · σ = %5 · η = %6 · accuracy %7 % (%8–%9 %) "
-                            "over %10 seeds")
+    notes << QStringLiteral(
+                 "target ε %1 → ε %2 · %3 epochs (%4 steps) · σ = %5 · η = %6 · accuracy %7 % (%8–%9 %) "
+                 "over %10 seeds")
                  .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.epochs))
                  .arg(p.steps)
                  .arg(number(p.sigma), number(p.eta), number(100 * p.accuracyMean), number(100 * p.accuracyMin),
@@ -335,14 +344,14 @@ void appendRows(std::vector<UtilityTableRow>& out, const QString& mechanism,
 }
 
 void appendError(std::vector<UtilityTableRow>& out, const QString& mechanism, const core::Status& status) {
-  out.push_back({mechanism, QStringLiteral("not available"), QStringLiteral("—"), QString::fromStdString(status.message()),
-                 QString()});
+  out.push_back({mechanism, QStringLiteral("not available"), QStringLiteral("—"),
+                 QString::fromStdString(status.message()), QString()});
 }
 
 // The bounds of the ticked mechanisms that have them: dp-sgld (Ryffel et al. 2022) and
 // sgld-posterior (Li et al. 2019). Runs on a worker: the optimum fit is ~0.1 s on digits.
 std::vector<UtilityTableRow> computeUtilityRows(const TrainingRequest& request, const CachedDataset& data,
-                                          const std::atomic<bool>& cancel) {
+                                                const std::atomic<bool>& cancel) {
   std::vector<UtilityTableRow> out;
   const double target = request.base.targetEpsilon.value_or(0.0);
   for (Mechanism m : request.mechanisms) {
@@ -412,8 +421,9 @@ void FrontierPanel::showUtility(const std::vector<UtilityTableRow>& rows) {
   m_utility->setRowCount(0);
   if (rows.empty()) {
     m_utility->setRowCount(1);
-    m_utility->setItem(0, 0, new QTableWidgetItem(QStringLiteral("Tick dp-sgld or sgld-posterior in the Training tab: "
-                                                                 "the papers give utility bounds for those two.")));
+    m_utility->setItem(0, 0,
+                       new QTableWidgetItem(QStringLiteral("Tick dp-sgld or sgld-posterior in the Training tab: "
+                                                           "the papers give utility bounds for those two.")));
     return;
   }
   m_utility->setRowCount(static_cast<int>(rows.size()));

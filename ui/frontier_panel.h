@@ -6,10 +6,6 @@
 // The data, mechanisms, knobs and seed are the trainer's (one set of knobs).
 #pragma once
 
-#include <atomic>
-#include <memory>
-#include <optional>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -19,6 +15,9 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
 
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"

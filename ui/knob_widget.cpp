@@ -1,12 +1,11 @@
 #include "knob_widget.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QSignalBlocker>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 
 #include "common/format.h"
 
@@ -42,19 +41,32 @@ double SliderScale::fromTick(int tick) const {
 
 SliderScale sliderScaleFor(Knob knob, double n) {
   switch (knob) {
-    case Knob::kN: return {10, 1e8, true, false};
-    case Knob::kM: return {1, std::max(2.0, n), true, false};
-    case Knob::kSigma: return {0.05, 100, true, false};
-    case Knob::kEta: return {1e-6, 10, true, false};
-    case Knob::kK: return {1, 1e7, true, false};
-    case Knob::kAlpha: return {1.01, 1024, true, false};
-    case Knob::kDelta: return {1e-15, 0.1, true, false};
-    case Knob::kL: return {1e-3, 1e3, true, false};
-    case Knob::kLambda: return {1e-6, 10, true, true};
-    case Knob::kBeta: return {1e-4, 1e4, true, false};
-    case Knob::kW: return {1e-4, 1e3, true, true};
-    case Knob::kCurvatureM: return {1e-4, 1e6, true, true};
-    case Knob::kD: return {1e-3, 1e6, true, false};
+    case Knob::kN:
+      return {10, 1e8, true, false};
+    case Knob::kM:
+      return {1, std::max(2.0, n), true, false};
+    case Knob::kSigma:
+      return {0.05, 100, true, false};
+    case Knob::kEta:
+      return {1e-6, 10, true, false};
+    case Knob::kK:
+      return {1, 1e7, true, false};
+    case Knob::kAlpha:
+      return {1.01, 1024, true, false};
+    case Knob::kDelta:
+      return {1e-15, 0.1, true, false};
+    case Knob::kL:
+      return {1e-3, 1e3, true, false};
+    case Knob::kLambda:
+      return {1e-6, 10, true, true};
+    case Knob::kBeta:
+      return {1e-4, 1e4, true, false};
+    case Knob::kW:
+      return {1e-4, 1e3, true, true};
+    case Knob::kCurvatureM:
+      return {1e-4, 1e6, true, true};
+    case Knob::kD:
+      return {1e-3, 1e6, true, false};
   }
   return {};
 }
@@ -76,8 +88,9 @@ QString tooltipFor(const KnobInfo& info) {
   QString direction;
   if (info.privateDirection > 0) direction = QStringLiteral("Larger is more private.");
   if (info.privateDirection < 0) direction = QStringLiteral("Smaller is more private.");
-  return QStringLiteral("<b>%1 — %2</b><br>%3<br><i>Range %4. %5 Type a value (e.g. 1e-5) or drag; "
-                        "arrows and Page Up/Down step the slider.</i>")
+  return QStringLiteral(
+             "<b>%1 — %2</b><br>%3<br><i>Range %4. %5 Type a value (e.g. 1e-5) or drag; "
+             "arrows and Page Up/Down step the slider.</i>")
       .arg(QString::fromUtf8(info.symbol), QString::fromUtf8(info.title), QString::fromUtf8(info.lesson),
            QString::fromStdString(core::knobRangeText(info)), direction);
 }
@@ -92,7 +105,8 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
   grid->setContentsMargins(0, 2, 0, 2);
   grid->setHorizontalSpacing(6);
   grid->setVerticalSpacing(0);
-  auto* name = new QLabel(QStringLiteral("<b>%1</b> %2").arg(QString::fromUtf8(info.symbol), QString::fromUtf8(info.title)), this);
+  auto* name = new QLabel(
+      QStringLiteral("<b>%1</b> %2").arg(QString::fromUtf8(info.symbol), QString::fromUtf8(info.title)), this);
   m_note = new QLabel(this);
   m_note->setStyleSheet(QStringLiteral("color: palette(mid);"));
   auto* arrow = new QLabel(this);
@@ -116,8 +130,9 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
     m_bind->setText(QStringLiteral("from data"));
     m_bind->setCheckable(true);
     m_bind->setAutoRaise(true);
-    m_bind->setStyleSheet(QStringLiteral("QToolButton { font-size: 8pt; padding: 0 3px; } "
-                                         "QToolButton:checked { background: #e3f2fd; border: 1px solid #90caf9; }"));
+    m_bind->setStyleSheet(
+        QStringLiteral("QToolButton { font-size: 8pt; padding: 0 3px; } "
+                       "QToolButton:checked { background: #e3f2fd; border: 1px solid #90caf9; }"));
     // n's row: name, which way is private, the toggle; the binding's state is in its tooltip.
     m_note->hide();
     grid->addWidget(arrow, 0, 1, Qt::AlignRight);
@@ -168,15 +183,17 @@ void KnobWidget::refreshBinding() {
   const QString source = m_model->trainer().source;
   if (locked) {
     m_bind->setToolTip(QStringLiteral("n is the training size of %1. Click to release it and explore what-ifs "
-                                      "(runs always use the data's n).").arg(source));
+                                      "(runs always use the data's n).")
+                           .arg(source));
     m_bind->setText(QStringLiteral("from data ✓"));
   } else if (bound) {
-    m_bind->setToolTip(QStringLiteral("n will follow the training size of %1 when it is loaded (Training tab)."
-                                      ).arg(source));
+    m_bind->setToolTip(
+        QStringLiteral("n will follow the training size of %1 when it is loaded (Training tab).").arg(source));
     m_bind->setText(QStringLiteral("from data"));
   } else {
     m_bind->setToolTip(QStringLiteral("n is a what-if: the trainer's runs use the data's n. Click to set n to the "
-                                      "training size of %1 (K follows, so the epochs stay).").arg(source));
+                                      "training size of %1 (K follows, so the epochs stay).")
+                           .arg(source));
     m_bind->setText(size ? QStringLiteral("what-if (data: %1)").arg(*size) : QStringLiteral("what-if"));
   }
 }
@@ -211,7 +228,8 @@ void KnobWidget::refresh() {
   m_entry->setToolTip(ok ? m_slider->toolTip() : QString::fromStdString(core::validateKnob(m_knob, value).message()));
   if (m_bind) refreshBinding();
   if (m_knob == Knob::kK) {
-    setNote(QStringLiteral("%1 epochs").arg(QString::fromStdString(core::formatNumber(core::nominalEpochs(m_model->params()), 4))));
+    setNote(QStringLiteral("%1 epochs")
+                .arg(QString::fromStdString(core::formatNumber(core::nominalEpochs(m_model->params()), 4))));
   } else if (m_knob == Knob::kM) {
     setNote(QStringLiteral("q = %1").arg(QString::fromStdString(core::formatNumber(m_model->params().q(), 3))));
   }

@@ -13,13 +13,13 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QImage>
-#include <QPainter>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSplitter>
@@ -34,8 +34,8 @@
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "common/format.h"
-#include "parameter_panel.h"
 #include "frontier_panel.h"
+#include "parameter_panel.h"
 #include "presets.h"
 #include "report.h"
 #include "trainer_panel.h"
@@ -88,9 +88,10 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
   QCheckBox* epochs = toggle(privacy, toggles, QStringLiteral("x in epochs"), false,
                              QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
   QCheckBox* logEps = toggle(privacy, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
-  QCheckBox* fixedAlpha = toggle(privacy, toggles, QStringLiteral("fixed α"), false,
-                                 QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
-                                                "order: how much the choice of the Rényi order matters"));
+  QCheckBox* fixedAlpha =
+      toggle(privacy, toggles, QStringLiteral("fixed α"), false,
+             QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
+                            "order: how much the choice of the Rényi order matters"));
   fixedAlpha->setObjectName(QStringLiteral("fixedAlphaToggle"));
   QCheckBox* roc = toggle(privacy, toggles, QStringLiteral("log–log ROC view"), false,
                           QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
@@ -171,13 +172,12 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
     m_slowTimer.start();
   });
   connect(&m_model, &ParameterModel::validityChanged, this, [this](bool valid, const QString& message) {
-    m_charts->setMessage(valid ? QString() : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
+    m_charts->setMessage(valid ? QString()
+                               : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
   });
   connect(epochs, &QCheckBox::toggled, this, [this](bool on) { m_model.setEpochsAxis(on); });
   connect(fixedAlpha, &QCheckBox::toggled, this, [this](bool on) { m_model.setFixedAlphaView(on); });
-  connect(logEps, &QCheckBox::toggled, this, [this](bool on) {
-    m_charts->epsilon()->setLogAxis(Qt::Vertical, on);
-  });
+  connect(logEps, &QCheckBox::toggled, this, [this](bool on) { m_charts->epsilon()->setLogAxis(Qt::Vertical, on); });
   connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
   connect(exact, &QCheckBox::toggled, this, [this](bool on) {
     if (on) {
@@ -230,8 +230,8 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty()) loadPresetFile(path);
   });
   file->addAction(QStringLiteral("&Save preset…"), QKeySequence::Save, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save preset"), QStringLiteral("my-run.json"),
-                                                      QStringLiteral("Presets (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, QStringLiteral("Save preset"), QStringLiteral("my-run.json"), QStringLiteral("Presets (*.json)"));
     if (!path.isEmpty()) savePresetFile(path, QFileInfo(path).completeBaseName());
   });
   m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
@@ -239,19 +239,22 @@ void MainWindow::buildMenus() {
   QMenu* exportMenu = file->addMenu(QStringLiteral("&Export chart"));
   for (ChartPanel* chart : allCharts()) {
     exportMenu->addAction(chart->title() + QStringLiteral("…"), this, [this, chart] {
-      const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart"), chart->objectName() + QStringLiteral(".png"),
+      const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart"),
+                                                        chart->objectName() + QStringLiteral(".png"),
                                                         QStringLiteral("PNG image (*.png);;SVG drawing (*.svg)"));
       if (!path.isEmpty()) exportChart(chart, path);
     });
   }
   file->addAction(QStringLiteral("Export &curves (CSV or JSON)…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export curves"), QStringLiteral("curves.json"),
-                                                      QStringLiteral("JSON (*.json);;CSV (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, QStringLiteral("Export curves"), QStringLiteral("curves.json"),
+                                     QStringLiteral("JSON (*.json);;CSV (*.csv)"));
     if (!path.isEmpty()) exportCurves(path);
   });
   file->addAction(QStringLiteral("Export audit &report (HTML or PDF)…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export report"), QStringLiteral("dp-report.html"),
-                                                      QStringLiteral("HTML (*.html);;PDF (*.pdf)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, QStringLiteral("Export report"), QStringLiteral("dp-report.html"),
+                                     QStringLiteral("HTML (*.html);;PDF (*.pdf)"));
     if (!path.isEmpty()) exportReport(path);
   });
   file->addSeparator();
@@ -277,11 +280,12 @@ void MainWindow::buildMenus() {
 
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("About DP Explorer"), this, [this] {
-    QMessageBox::about(this, QStringLiteral("DP Explorer"),
-                       QStringLiteral("<b>DP Explorer</b> — see the privacy–utility trade-off of differentially private "
-                                      "training.<br>Accountants: moments/RDP, Gaussian DP CLT, exact PLD, Langevin DP-SGLD, "
-                                      "last-iterate cyclic DP-SGD, output perturbation, SG-MCMC step sizes. "
-                                      "Command line: <tt>dpx --help</tt>."));
+    QMessageBox::about(
+        this, QStringLiteral("DP Explorer"),
+        QStringLiteral("<b>DP Explorer</b> — see the privacy–utility trade-off of differentially private "
+                       "training.<br>Accountants: moments/RDP, Gaussian DP CLT, exact PLD, Langevin DP-SGLD, "
+                       "last-iterate cyclic DP-SGD, output perturbation, SG-MCMC step sizes. "
+                       "Command line: <tt>dpx --help</tt>."));
   });
 }
 
@@ -308,7 +312,8 @@ void MainWindow::requestAnalytics() {
   m_analyticsJob.request(
       [params, conversion, epochsAxis, fixedAlpha, generation](const std::atomic<bool>&,
                                                                const BackgroundJob::Progress&) -> std::any {
-        auto snapshot = std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha));
+        auto snapshot =
+            std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha));
         snapshot->generation = generation;
         return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
       },
@@ -488,7 +493,8 @@ bool MainWindow::exportReport(const QString& path) {
     const QByteArray bytes = html.toUtf8();
     ok = file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size() && file.commit();
   }
-  showStatus(ok ? QStringLiteral("Report written to %1").arg(path) : QStringLiteral("Could not write %1").arg(path), !ok);
+  showStatus(ok ? QStringLiteral("Report written to %1").arg(path) : QStringLiteral("Could not write %1").arg(path),
+             !ok);
   return ok;
 }
 

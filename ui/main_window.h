@@ -5,13 +5,12 @@
 // progress and cancellation. Window state lives in QSettings, which tests inject.
 #pragma once
 
-#include <memory>
-#include <optional>
-
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QSettings>
-#include <QElapsedTimer>
 #include <QTimer>
+#include <memory>
+#include <optional>
 
 #include "compute/analytics.h"
 #include "compute/background_job.h"
@@ -65,8 +64,8 @@ class MainWindow : public QMainWindow {
   bool loadPresetFile(const QString& path);
   bool savePresetFile(const QString& path, const QString& name);
   bool exportChart(ChartPanel* chart, const QString& path);  // .png or .svg by extension
-  bool exportCurves(const QString& path);                     // .csv or .json of every chart
-  bool exportReport(const QString& path);                     // .html or .pdf
+  bool exportCurves(const QString& path);                    // .csv or .json of every chart
+  bool exportReport(const QString& path);                    // .html or .pdf
   QString reportHtml() const;
   // Tab indices.
   static constexpr int kPrivacyTab = 0;

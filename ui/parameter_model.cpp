@@ -1,9 +1,8 @@
 #include "parameter_model.h"
 
+#include <QMetaObject>
 #include <algorithm>
 #include <cmath>
-
-#include <QMetaObject>
 
 #include "common/format.h"
 
@@ -43,10 +42,13 @@ void ParameterModel::apply(const ModelState& state) {
   // command has finished (the undo stack may not be edited from inside undo()).
   if (m_state.trainer.nFromData && !m_bindingQueued) {
     m_bindingQueued = true;
-    QMetaObject::invokeMethod(this, [this] {
-      m_bindingQueued = false;
-      enforceBinding();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+          m_bindingQueued = false;
+          enforceBinding();
+        },
+        Qt::QueuedConnection);
   }
 }
 
@@ -66,8 +68,8 @@ void ParameterModel::setKnob(Knob knob, double value, int dragToken) {
   core::setKnobValue(after, knob, value);
   if (core::knobValue(after, knob) == core::knobValue(m_state.params, knob)) return;  // integers round
   const core::KnobInfo& info = core::knobInfo(knob);
-  const QString text = QStringLiteral("%1 = %2").arg(QString::fromUtf8(info.symbol),
-                                                     QString::fromStdString(core::formatNumber(core::knobValue(after, knob), 6)));
+  const QString text = QStringLiteral("%1 = %2").arg(
+      QString::fromUtf8(info.symbol), QString::fromStdString(core::formatNumber(core::knobValue(after, knob), 6)));
   pushParams(after, text, dragToken != 0 ? 1 + static_cast<int>(knob) : -1, dragToken);
 }
 
@@ -99,7 +101,9 @@ void ParameterModel::setAveraged(bool averaged) {
   pushParams(after, averaged ? QStringLiteral("averaged release") : QStringLiteral("last-iterate release"), -1, 0);
 }
 
-void ParameterModel::setAll(const Params& params, const QString& description) { pushParams(params, description, -1, 0); }
+void ParameterModel::setAll(const Params& params, const QString& description) {
+  pushParams(params, description, -1, 0);
+}
 
 void ParameterModel::setState(const ModelState& state, const QString& description) {
   push(m_state, state, description, -1, 0);

@@ -8,14 +8,13 @@
 // data"); releasing the binding lets n be a what-if while every run still uses the data's n.
 #pragma once
 
-#include <map>
-#include <optional>
-
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <QUndoCommand>
 #include <QUndoStack>
+#include <map>
+#include <optional>
 
 #include "accounting/accountant.h"
 #include "common/params.h"

@@ -16,8 +16,9 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   m_message = new QLabel(this);
   m_message->setObjectName(QStringLiteral("validationMessage"));
   m_message->setWordWrap(true);
-  m_message->setStyleSheet(QStringLiteral("color: #b71c1c; background: #ffebee; border: 1px solid #ef9a9a; "
-                                          "border-radius: 3px; padding: 4px;"));
+  m_message->setStyleSheet(
+      QStringLiteral("color: #b71c1c; background: #ffebee; border: 1px solid #ef9a9a; "
+                     "border-radius: 3px; padding: 4px;"));
   m_message->hide();
   layout->addWidget(m_message);
 
@@ -42,26 +43,32 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   m_schedule = new QComboBox(advanced);
   m_schedule->addItem(QStringLiteral("constant η"), static_cast<int>(core::Schedule::kConstant));
   m_schedule->addItem(QStringLiteral("decreasing η"), static_cast<int>(core::Schedule::kDecreasing));
-  m_schedule->setToolTip(QStringLiteral("Constant step, or decreasing: η_k = 1/(2β + λk/2) for sgld (Ryffel, Bach "
-                                        "& Pointcheval 2022, Cor. 3.3) and η_t = η·t^(−1/3) for sgmcmc (Li, Chen, "
-                                        "Liu & Carin 2019, Thm 3)."));
+  m_schedule->setToolTip(
+      QStringLiteral("Constant step, or decreasing: η_k = 1/(2β + λk/2) for sgld (Ryffel, Bach "
+                     "& Pointcheval 2022, Cor. 3.3) and η_t = η·t^(−1/3) for sgmcmc (Li, Chen, "
+                     "Liu & Carin 2019, Thm 3)."));
   m_sampling = new QComboBox(advanced);
   m_sampling->addItem(QStringLiteral("each accountant's own"), -1);
-  for (core::Sampling s : {core::Sampling::kPoisson, core::Sampling::kUniform, core::Sampling::kCyclic, core::Sampling::kShuffle}) {
+  for (core::Sampling s :
+       {core::Sampling::kPoisson, core::Sampling::kUniform, core::Sampling::kCyclic, core::Sampling::kShuffle}) {
     m_sampling->addItem(QString::fromLatin1(core::samplingName(s).data()), static_cast<int>(s));
   }
-  m_sampling->setToolTip(QStringLiteral("The run's batch sampling. Accountants that assume another scheme are "
-                                        "greyed with the reason: Poisson analyses do not cover shuffled batches."));
+  m_sampling->setToolTip(
+      QStringLiteral("The run's batch sampling. Accountants that assume another scheme are "
+                     "greyed with the reason: Poisson analyses do not cover shuffled batches."));
   m_neighbouring = new QComboBox(advanced);
   m_neighbouring->addItem(QStringLiteral("each accountant's own"), -1);
   m_neighbouring->addItem(QStringLiteral("add/remove one record"), static_cast<int>(core::Neighbouring::kAddRemove));
   m_neighbouring->addItem(QStringLiteral("replace one record"), static_cast<int>(core::Neighbouring::kReplaceOne));
   m_averaged = new QCheckBox(QStringLiteral("outpert releases the last epoch's average"), advanced);
-  m_averaged->setToolTip(QStringLiteral("Chen, Lee & Kifer 2019, Prop. 3: releasing the average of the last epoch's "
-                                        "iterates instead of the last one has a smaller ε"));
+  m_averaged->setToolTip(
+      QStringLiteral("Chen, Lee & Kifer 2019, Prop. 3: releasing the average of the last epoch's "
+                     "iterates instead of the last one has a smaller ε"));
   m_conversion = new QComboBox(advanced);
-  m_conversion->addItem(QStringLiteral("improved (Balle et al. 2020)"), static_cast<int>(core::accounting::Conversion::kImproved));
-  m_conversion->addItem(QStringLiteral("classic (Mironov 2017)"), static_cast<int>(core::accounting::Conversion::kClassic));
+  m_conversion->addItem(QStringLiteral("improved (Balle et al. 2020)"),
+                        static_cast<int>(core::accounting::Conversion::kImproved));
+  m_conversion->addItem(QStringLiteral("classic (Mironov 2017)"),
+                        static_cast<int>(core::accounting::Conversion::kClassic));
   m_conversion->setToolTip(QStringLiteral("How RDP becomes (ε, δ): the improved conversion is never worse."));
   form->addRow(QStringLiteral("Schedule"), m_schedule);
   form->addRow(QStringLiteral("Sampling"), m_sampling);
@@ -71,16 +78,16 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   advanced->layout()->addWidget(m_averaged);
   layout->addStretch(1);
 
-  connect(m_schedule, &QComboBox::activated, this, [this](int) {
-    m_model->setSchedule(static_cast<core::Schedule>(m_schedule->currentData().toInt()));
-  });
+  connect(m_schedule, &QComboBox::activated, this,
+          [this](int) { m_model->setSchedule(static_cast<core::Schedule>(m_schedule->currentData().toInt())); });
   connect(m_sampling, &QComboBox::activated, this, [this](int) {
     const int v = m_sampling->currentData().toInt();
     m_model->setSampling(v < 0 ? std::nullopt : std::optional<core::Sampling>(static_cast<core::Sampling>(v)));
   });
   connect(m_neighbouring, &QComboBox::activated, this, [this](int) {
     const int v = m_neighbouring->currentData().toInt();
-    m_model->setNeighbouring(v < 0 ? std::nullopt : std::optional<core::Neighbouring>(static_cast<core::Neighbouring>(v)));
+    m_model->setNeighbouring(v < 0 ? std::nullopt
+                                   : std::optional<core::Neighbouring>(static_cast<core::Neighbouring>(v)));
   });
   connect(m_averaged, &QCheckBox::toggled, this, [this](bool on) { m_model->setAveraged(on); });
   connect(m_conversion, &QComboBox::activated, this, [this](int) {
@@ -106,7 +113,8 @@ void ParameterPanel::refresh() {
   if (m_model->isValid()) {
     m_message->hide();
   } else {
-    m_message->setText(QStringLiteral("Invalid combination — the charts keep the last valid one:\n") + m_model->validationMessage());
+    m_message->setText(QStringLiteral("Invalid combination — the charts keep the last valid one:\n") +
+                       m_model->validationMessage());
     m_message->show();
   }
 }

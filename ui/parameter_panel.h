@@ -3,12 +3,11 @@
 // invalid combination breaks (the charts keep showing the last valid one meanwhile).
 #pragma once
 
-#include <map>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QWidget>
+#include <map>
 
 #include "common/params.h"
 #include "knob_widget.h"

@@ -1,11 +1,6 @@
 // Presets: strict JSON reading and writing, atomic saves, and the built-in set from :/presets.
 #include "presets.h"
 
-#include <algorithm>
-#include <cmath>
-#include <mutex>
-#include <string>
-
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -17,6 +12,10 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QtGlobal>
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <string>
 
 #include "common/format.h"
 #include "training/mechanism.h"
@@ -33,10 +32,9 @@ using core::Status;
 using core::StatusCode;
 
 // Keys of the top level and of "trainer", in the order the messages list them.
-const QStringList kTopLevelKeys{QStringLiteral("format"),      QStringLiteral("version"), QStringLiteral("id"),
-                                QStringLiteral("name"),        QStringLiteral("description"),
-                                QStringLiteral("source"),      QStringLiteral("notes"),
-                                QStringLiteral("target_epsilon"), QStringLiteral("params"),
+const QStringList kTopLevelKeys{QStringLiteral("format"), QStringLiteral("version"),        QStringLiteral("id"),
+                                QStringLiteral("name"),   QStringLiteral("description"),    QStringLiteral("source"),
+                                QStringLiteral("notes"),  QStringLiteral("target_epsilon"), QStringLiteral("params"),
                                 QStringLiteral("trainer")};
 const QStringList kTrainerKeys{QStringLiteral("data"), QStringLiteral("mechanisms"), QStringLiteral("epochs")};
 const QStringList kParamsExtraKeys{QStringLiteral("epochs"), QStringLiteral("schedule"), QStringLiteral("sampling"),
@@ -46,13 +44,20 @@ QString number(double value) { return QString::fromStdString(core::formatNumber(
 
 QString typeName(const QJsonValue& v) {
   switch (v.type()) {
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Bool: return QStringLiteral("a boolean");
-    case QJsonValue::Double: return QStringLiteral("a number");
-    case QJsonValue::String: return QStringLiteral("a string");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
+    case QJsonValue::Null:
+      return QStringLiteral("null");
+    case QJsonValue::Bool:
+      return QStringLiteral("a boolean");
+    case QJsonValue::Double:
+      return QStringLiteral("a number");
+    case QJsonValue::String:
+      return QStringLiteral("a string");
+    case QJsonValue::Array:
+      return QStringLiteral("an array");
+    case QJsonValue::Object:
+      return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+      break;
   }
   return QStringLiteral("nothing");
 }
@@ -103,7 +108,8 @@ class Reader {
     const QJsonArray a = v.toArray();
     for (qsizetype i = 0; i < a.size(); ++i) {
       const QJsonValue item = a.at(i);
-      if (!item.isString()) return typeError(QStringLiteral("%1[%2]").arg(path).arg(i), QStringLiteral("a string"), item);
+      if (!item.isString())
+        return typeError(QStringLiteral("%1[%2]").arg(path).arg(i), QStringLiteral("a string"), item);
       out << item.toString();
     }
     return out;
@@ -144,14 +150,17 @@ Status readParams(const Reader& r, const QJsonValue& value, core::Params& params
     } else if (key == QLatin1String("schedule")) {
       if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
       const auto s = core::parseSchedule(v.toString().toStdString());
-      if (!s) return r.fail(path, QStringLiteral("unknown schedule \"%1\" (expected constant or decreasing)").arg(v.toString()));
+      if (!s)
+        return r.fail(path,
+                      QStringLiteral("unknown schedule \"%1\" (expected constant or decreasing)").arg(v.toString()));
       params.schedule = *s;
     } else if (key == QLatin1String("sampling")) {
       if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
       const auto s = core::parseSampling(v.toString().toStdString());
       if (!s) {
-        return r.fail(path, QStringLiteral("unknown sampling \"%1\" (expected poisson, uniform, cyclic or shuffle)")
-                                .arg(v.toString()));
+        return r.fail(
+            path,
+            QStringLiteral("unknown sampling \"%1\" (expected poisson, uniform, cyclic or shuffle)").arg(v.toString()));
       }
       params.sampling = *s;
     } else if (key == QLatin1String("neighbouring")) {
@@ -176,7 +185,9 @@ Status readParams(const Reader& r, const QJsonValue& value, core::Params& params
                     StatusCode::kInvalidArgument);
     }
     Result<std::int64_t> steps = core::stepsForEpochs(*epochs, params.n, params.m);
-    if (!steps) return r.fail(base + QStringLiteral(".epochs"), QString::fromStdString(steps.status().message()), steps.status().code());
+    if (!steps)
+      return r.fail(base + QStringLiteral(".epochs"), QString::fromStdString(steps.status().message()),
+                    steps.status().code());
     params.K = *steps;
   }
   if (Status s = params.validate(); !s.isOk()) return r.fail(base, QString::fromStdString(s.message()), s.code());
@@ -208,8 +219,9 @@ Status readTrainer(const Reader& r, const QJsonValue& value, Preset& preset) {
       const QString id = list->at(i);
       const QString itemPath = QStringLiteral("%1[%2]").arg(path).arg(i);
       if (!core::training::parseMechanism(id.toStdString())) {
-        return r.fail(itemPath, QStringLiteral("unknown mechanism \"%1\" (expected one of: %2)")
-                                    .arg(id, known.join(QStringLiteral(", "))));
+        return r.fail(
+            itemPath,
+            QStringLiteral("unknown mechanism \"%1\" (expected one of: %2)").arg(id, known.join(QStringLiteral(", "))));
       }
       if (list->indexOf(id) != i) return r.fail(itemPath, QStringLiteral("mechanism \"%1\" is listed twice").arg(id));
     }
@@ -230,11 +242,13 @@ Status reconcileTrainerEpochs(const Reader& r, Preset& preset, bool stepsGiven) 
   core::Params& p = preset.params;
   Result<std::int64_t> steps = core::stepsForEpochs(*preset.trainerEpochs, p.n, p.m);
   if (!steps) {
-    return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(steps.status().message()), steps.status().code());
+    return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(steps.status().message()),
+                  steps.status().code());
   }
   if (!stepsGiven) {
     p.K = *steps;
-    if (Status s = p.validate(); !s.isOk()) return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(s.message()), s.code());
+    if (Status s = p.validate(); !s.isOk())
+      return r.fail(QStringLiteral("trainer.epochs"), QString::fromStdString(s.message()), s.code());
     return Status::ok();
   }
   if (*steps != p.K) {
@@ -256,7 +270,8 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
   QJsonParseError error{};
   const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
   if (error.error != QJsonParseError::NoError) {
-    return r.fail(QStringLiteral("not JSON"), QStringLiteral("%1 at byte %2").arg(error.errorString()).arg(error.offset));
+    return r.fail(QStringLiteral("not JSON"),
+                  QStringLiteral("%1 at byte %2").arg(error.errorString()).arg(error.offset));
   }
   if (!doc.isObject()) {
     return r.fail({}, QStringLiteral("the top level must be a JSON object, got %1")
@@ -267,8 +282,9 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
   // Format and version first: a newer file may legitimately carry keys this version does not know.
   const QJsonValue format = o.value(QStringLiteral("format"));
   if (format.isUndefined()) {
-    return r.fail(QStringLiteral("format"), QStringLiteral("missing: a preset starts with \"format\": \"%1\"")
-                                                .arg(QLatin1String(kPresetFormatTag)));
+    return r.fail(
+        QStringLiteral("format"),
+        QStringLiteral("missing: a preset starts with \"format\": \"%1\"").arg(QLatin1String(kPresetFormatTag)));
   }
   if (!format.isString()) return r.typeError(QStringLiteral("format"), QStringLiteral("a string"), format);
   if (format.toString() != QLatin1String(kPresetFormatTag)) {
@@ -277,7 +293,8 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
   }
   Preset preset;
   const QJsonValue version = o.value(QStringLiteral("version"));
-  if (version.isUndefined()) return r.fail(QStringLiteral("version"), QStringLiteral("missing (an integer is required)"));
+  if (version.isUndefined())
+    return r.fail(QStringLiteral("version"), QStringLiteral("missing (an integer is required)"));
   if (!version.isDouble()) return r.typeError(QStringLiteral("version"), QStringLiteral("an integer"), version);
   const double v = version.toDouble();
   if (!std::isfinite(v) || v != std::floor(v)) {
@@ -290,7 +307,9 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
                       .arg(number(v))
                       .arg(kPresetFormatVersion));
   }
-  if (v < 1) return r.fail(QStringLiteral("version"), QStringLiteral("%1 is not a format version (versions start at 1)").arg(number(v)));
+  if (v < 1)
+    return r.fail(QStringLiteral("version"),
+                  QStringLiteral("%1 is not a format version (versions start at 1)").arg(number(v)));
   preset.version = static_cast<int>(v);
 
   for (auto it = o.begin(); it != o.end(); ++it) {
@@ -303,7 +322,8 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
   static const QRegularExpression kIdPattern(
       QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")));
   if (o.contains(QStringLiteral("id")) && !kIdPattern.match(*id).hasMatch()) {
-    return r.fail(QStringLiteral("id"), QStringLiteral("\"%1\" is not an id (1–100 letters, digits, '.', '_' or '-')").arg(*id));
+    return r.fail(QStringLiteral("id"),
+                  QStringLiteral("\"%1\" is not an id (1–100 letters, digits, '.', '_' or '-')").arg(*id));
   }
   preset.id = *id;
 
@@ -325,17 +345,20 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
     preset.notes = *notes;
   }
   if (o.contains(QStringLiteral("target_epsilon"))) {
-    Result<double> target = r.positiveNumber(o.value(QStringLiteral("target_epsilon")), QStringLiteral("target_epsilon"));
+    Result<double> target =
+        r.positiveNumber(o.value(QStringLiteral("target_epsilon")), QStringLiteral("target_epsilon"));
     if (!target) return target.status();
     preset.targetEpsilon = *target;
   }
 
   const QJsonValue params = o.value(QStringLiteral("params"));
-  if (params.isUndefined()) return r.fail(QStringLiteral("params"), QStringLiteral("missing (an object of knobs is required)"));
+  if (params.isUndefined())
+    return r.fail(QStringLiteral("params"), QStringLiteral("missing (an object of knobs is required)"));
   bool stepsGiven = false;
   DPX_RETURN_IF_ERROR(readParams(r, params, preset.params, stepsGiven));
 
-  if (o.contains(QStringLiteral("trainer"))) DPX_RETURN_IF_ERROR(readTrainer(r, o.value(QStringLiteral("trainer")), preset));
+  if (o.contains(QStringLiteral("trainer")))
+    DPX_RETURN_IF_ERROR(readTrainer(r, o.value(QStringLiteral("trainer")), preset));
   DPX_RETURN_IF_ERROR(reconcileTrainerEpochs(r, preset, stepsGiven));
   return preset;
 }
@@ -349,9 +372,11 @@ QJsonObject paramsToJson(const core::Params& p) {
              info.integer ? QJsonValue(static_cast<qint64>(std::llround(value))) : QJsonValue(value));
   }
   o.insert(QStringLiteral("schedule"), QString::fromStdString(std::string(core::scheduleName(p.schedule))));
-  if (p.sampling) o.insert(QStringLiteral("sampling"), QString::fromStdString(std::string(core::samplingName(*p.sampling))));
+  if (p.sampling)
+    o.insert(QStringLiteral("sampling"), QString::fromStdString(std::string(core::samplingName(*p.sampling))));
   if (p.neighbouring) {
-    o.insert(QStringLiteral("neighbouring"), QString::fromStdString(std::string(core::neighbouringName(*p.neighbouring))));
+    o.insert(QStringLiteral("neighbouring"),
+             QString::fromStdString(std::string(core::neighbouringName(*p.neighbouring))));
   }
   o.insert(QStringLiteral("averaged"), p.averaged);
   return o;
@@ -423,11 +448,13 @@ core::Status savePresetFile(const Preset& preset, const QString& path) {
   if (file.write(bytes) != bytes.size()) {
     const QString reason = file.errorString();
     file.cancelWriting();
-    return Status::ioError((path + QStringLiteral(": write failed, the previous file is kept: ") + reason).toStdString());
+    return Status::ioError(
+        (path + QStringLiteral(": write failed, the previous file is kept: ") + reason).toStdString());
   }
   if (!file.commit()) {
     return Status::ioError(
-        (path + QStringLiteral(": cannot replace the file, the previous one is kept: ") + file.errorString()).toStdString());
+        (path + QStringLiteral(": cannot replace the file, the previous one is kept: ") + file.errorString())
+            .toStdString());
   }
   return Status::ok();
 }
@@ -435,7 +462,8 @@ core::Status savePresetFile(const Preset& preset, const QString& path) {
 core::Result<Preset> loadPresetFile(const QString& path) {
   const QFileInfo info(path);
   if (!info.exists()) return Status::ioError((path + QStringLiteral(": no such file")).toStdString());
-  if (info.isDir()) return Status::ioError((path + QStringLiteral(": is a directory, not a preset file")).toStdString());
+  if (info.isDir())
+    return Status::ioError((path + QStringLiteral(": is a directory, not a preset file")).toStdString());
   const QString tooLarge = QStringLiteral("%1: larger than the %2 bytes a preset file may have; not a preset")
                                .arg(path)
                                .arg(kMaxPresetFileBytes);
@@ -461,9 +489,10 @@ std::vector<Preset> builtinPresets() {
   const QFileInfoList files = dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
   for (const QFileInfo& info : files) {
     QFile file(info.absoluteFilePath());
-    Result<Preset> preset = file.open(QIODevice::ReadOnly)
-                                ? parsePreset(file.readAll(), info.absoluteFilePath())
-                                : Result<Preset>(Status::ioError(info.absoluteFilePath().toStdString() + ": cannot read"));
+    Result<Preset> preset =
+        file.open(QIODevice::ReadOnly)
+            ? parsePreset(file.readAll(), info.absoluteFilePath())
+            : Result<Preset>(Status::ioError(info.absoluteFilePath().toStdString() + ": cannot read"));
     if (!preset) {
       qWarning("built-in preset skipped: %s", preset.status().message().c_str());
       Q_ASSERT_X(false, "builtinPresets", preset.status().message().c_str());

@@ -16,12 +16,11 @@
 // "epochs" stands for K = ⌈epochs·n/m⌉ and may not be combined with "K".
 #pragma once
 
-#include <optional>
-#include <vector>
-
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <optional>
+#include <vector>
 
 #include "common/params.h"
 #include "common/status.h"

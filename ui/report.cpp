@@ -22,13 +22,15 @@ QString boundName(core::accounting::BoundKind kind) {
 
 QString buildReportHtml(const ReportInputs& in) {
   QString html;
-  html += QStringLiteral("<!DOCTYPE html><html><head><meta charset='utf-8'><title>DP Explorer audit report</title>"
-                         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-                         "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 6px;"
-                         "vertical-align:top}th{background:#eee}.bad{color:#b71c1c}.grey{color:#777}"
-                         "img{max-width:100%;border:1px solid #ddd}</style></head><body>");
-  html += QStringLiteral("<h1>DP Explorer — audit report</h1><p>Generated %1. Every ε is at δ = %2; RDP accountants "
-                         "convert with the <b>%3</b> conversion.</p>")
+  html += QStringLiteral(
+      "<!DOCTYPE html><html><head><meta charset='utf-8'><title>DP Explorer audit report</title>"
+      "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
+      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 6px;"
+      "vertical-align:top}th{background:#eee}.bad{color:#b71c1c}.grey{color:#777}"
+      "img{max-width:100%;border:1px solid #ddd}</style></head><body>");
+  html += QStringLiteral(
+              "<h1>DP Explorer — audit report</h1><p>Generated %1. Every ε is at δ = %2; RDP accountants "
+              "convert with the <b>%3</b> conversion.</p>")
               .arg(QDateTime::currentDateTime().toString(Qt::ISODate), n(in.params.delta),
                    QString::fromLatin1(core::accounting::conversionName(in.conversion).data()));
   html += QStringLiteral("<h2>The run</h2><table><tr><th>knob</th><th>value</th><th>meaning</th></tr>");
@@ -40,11 +42,13 @@ QString buildReportHtml(const ReportInputs& in) {
   html += QStringLiteral("<tr><td>schedule</td><td>%1</td><td></td></tr>")
               .arg(QString::fromLatin1(core::scheduleName(in.params.schedule).data()));
   html += QStringLiteral("<tr><td>sampling</td><td>%1</td><td>unset: each accountant's own</td></tr>")
-              .arg(in.params.sampling ? QString::fromLatin1(core::samplingName(*in.params.sampling).data()) : QStringLiteral("unset"));
+              .arg(in.params.sampling ? QString::fromLatin1(core::samplingName(*in.params.sampling).data())
+                                      : QStringLiteral("unset"));
   html += QStringLiteral("<tr><td>epochs</td><td>%1</td><td>K·m/n</td></tr></table>").arg(n(in.params.epochs(), 5));
 
-  html += QStringLiteral("<h2>Accountants</h2><table><tr><th>accountant</th><th>ε</th><th>kind</th><th>α*</th>"
-                         "<th>native parameters</th><th>assumptions</th><th>violated for this run</th></tr>");
+  html += QStringLiteral(
+      "<h2>Accountants</h2><table><tr><th>accountant</th><th>ε</th><th>kind</th><th>α*</th>"
+      "<th>native parameters</th><th>assumptions</th><th>violated for this run</th></tr>");
   auto row = [&](const AccountantSummary& s) {
     QString eps = s.epsilon ? n(s.epsilon->epsilon) : QStringLiteral("— (%1)").arg(esc(s.error));
     if (s.epsilon && s.epsilon->epsilonLower && s.epsilon->epsilonUpper) {
@@ -58,9 +62,11 @@ QString buildReportHtml(const ReportInputs& in) {
     QStringList assumed;
     for (const std::string& a : s.assumptions) assumed << esc(a);
     QStringList violated;
-    for (const auto& v : s.violations) violated << QStringLiteral("<b>%1</b>: %2").arg(esc(v.assumption), esc(v.reason));
-    html += QStringLiteral("<tr class='%8'><td><b>%1</b><br>%2<br><i>%3</i></td><td>%4</td><td>%5</td><td>%6</td>"
-                           "<td>%7</td><td>%9</td><td class='bad'>%10</td></tr>")
+    for (const auto& v : s.violations)
+      violated << QStringLiteral("<b>%1</b>: %2").arg(esc(v.assumption), esc(v.reason));
+    html += QStringLiteral(
+                "<tr class='%8'><td><b>%1</b><br>%2<br><i>%3</i></td><td>%4</td><td>%5</td><td>%6</td>"
+                "<td>%7</td><td>%9</td><td class='bad'>%10</td></tr>")
                 .arg(esc(s.id), esc(s.name), esc(s.citation), eps,
                      s.epsilon ? boundName(s.epsilon->bound) : boundName(s.bound),
                      s.epsilon && s.epsilon->alpha ? n(*s.epsilon->alpha, 4) : QStringLiteral("—"),
@@ -81,9 +87,10 @@ QString buildReportHtml(const ReportInputs& in) {
     s.assumptions = {"Poisson sampling, add/remove neighbours, all iterates released"};
     row(s);
   }
-  html += QStringLiteral("</table><p class='grey'>Kinds: <i>upper</i> — a proven bound; <i>estimate</i> — an "
-                         "approximation that can fall below the truth (the CLT); the pld bracket holds the exact ε. "
-                         "Greyed rows: the theorem's assumptions fail for this run, its number does not certify it.</p>");
+  html += QStringLiteral(
+      "</table><p class='grey'>Kinds: <i>upper</i> — a proven bound; <i>estimate</i> — an "
+      "approximation that can fall below the truth (the CLT); the pld bracket holds the exact ε. "
+      "Greyed rows: the theorem's assumptions fail for this run, its number does not certify it.</p>");
 
   for (const ReportChart& c : in.charts) {
     html += QStringLiteral("<h3>%1</h3><img src='data:image/png;base64,%2'>")
@@ -91,18 +98,19 @@ QString buildReportHtml(const ReportInputs& in) {
   }
 
   if (!in.training.empty()) {
-    html += QStringLiteral("<h2>Training</h2><p>%1</p><table><tr><th>mechanism</th><th>accountant</th><th>ε</th>"
-                           "<th>σ</th><th>η</th><th>steps</th><th>test accuracy</th><th>violations</th></tr>")
+    html += QStringLiteral(
+                "<h2>Training</h2><p>%1</p><table><tr><th>mechanism</th><th>accountant</th><th>ε</th>"
+                "<th>σ</th><th>η</th><th>steps</th><th>test accuracy</th><th>violations</th></tr>")
                 .arg(in.trainingData.toHtmlEscaped());
     for (const auto& r : in.training) {
       QStringList v;
       for (const std::string& s : r.run.violations) v << esc(s);
-      html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7 %</td>"
-                             "<td class='bad'>%8</td></tr>")
-                  .arg(QString::fromLatin1(core::training::mechanismId(r.run.mechanism).data()),
-                       esc(r.run.accountant), r.epsilon ? n(*r.epsilon) : QStringLiteral("not private"), n(r.run.sigma),
-                       n(r.run.eta), QString::number(r.stepsDone), n(100 * r.finalTestAccuracy, 4),
-                       v.join(QStringLiteral("<br>")));
+      html += QStringLiteral(
+                  "<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7 %</td>"
+                  "<td class='bad'>%8</td></tr>")
+                  .arg(QString::fromLatin1(core::training::mechanismId(r.run.mechanism).data()), esc(r.run.accountant),
+                       r.epsilon ? n(*r.epsilon) : QStringLiteral("not private"), n(r.run.sigma), n(r.run.eta),
+                       QString::number(r.stepsDone), n(100 * r.finalTestAccuracy, 4), v.join(QStringLiteral("<br>")));
     }
     html += QStringLiteral("</table>");
   }

@@ -3,12 +3,11 @@
 // the charts as embedded images, and the training and membership-inference results when present.
 #pragma once
 
-#include <memory>
-#include <vector>
-
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <memory>
+#include <vector>
 
 #include "compute/analytics.h"
 #include "compute/slow_analytics.h"

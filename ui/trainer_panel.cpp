@@ -1,8 +1,5 @@
 #include "trainer_panel.h"
 
-#include <cmath>
-#include <thread>
-
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -13,6 +10,8 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <cmath>
+#include <thread>
 
 #include "common/format.h"
 #include "compute/analytics.h"
@@ -41,8 +40,9 @@ QTableWidgetItem* knobCell(const char* key, double used, const ResolvedRun& run,
     if (number(o.usedValue) != number(o.knobValue)) {
       item->setText(QStringLiteral("%1 (knob %2)").arg(number(o.usedValue), number(o.knobValue)));
     }
-    item->setToolTip(QStringLiteral("%1 = %2 used instead of the knob's %3: %4")
-                         .arg(symbol, number(o.usedValue, 6), number(o.knobValue, 6), QString::fromStdString(o.reason)));
+    item->setToolTip(
+        QStringLiteral("%1 = %2 used instead of the knob's %3: %4")
+            .arg(symbol, number(o.usedValue, 6), number(o.knobValue, 6), QString::fromStdString(o.reason)));
     item->setBackground(QColor(0xe3, 0xf2, 0xfd));
   }
   return item;
@@ -71,11 +71,12 @@ TrainerPanel::TrainerPanel(ParameterModel* model, std::shared_ptr<DatasetCache> 
   // under them.
   auto* right = new QSplitter(Qt::Vertical, this);
   auto* charts = new QSplitter(Qt::Horizontal, right);
-  m_accuracy = new ChartPanel(QStringLiteral("Accuracy per epoch (solid: test, dashed: train)"), QStringLiteral("epoch"),
-                              QStringLiteral("accuracy"), charts);
+  m_accuracy = new ChartPanel(QStringLiteral("Accuracy per epoch (solid: test, dashed: train)"),
+                              QStringLiteral("epoch"), QStringLiteral("accuracy"), charts);
   m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
   m_accuracy->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
-  m_epsilon = new ChartPanel(QStringLiteral("ε spent per epoch (at δ)"), QStringLiteral("epoch"), QStringLiteral("ε"), charts);
+  m_epsilon =
+      new ChartPanel(QStringLiteral("ε spent per epoch (at δ)"), QStringLiteral("epoch"), QStringLiteral("ε"), charts);
   m_epsilon->setObjectName(QStringLiteral("trainingEpsilonChart"));
   charts->addWidget(m_accuracy);
   charts->addWidget(m_epsilon);
@@ -117,14 +118,17 @@ void TrainerPanel::buildControls(QWidget* controls) {
   auto* dataLayout = new QVBoxLayout(dataBox);
   m_dataset = new QComboBox(dataBox);
   m_dataset->setObjectName(QStringLiteral("datasetBox"));
-  for (const std::string& s : builtinSources()) m_dataset->addItem(QString::fromStdString(s), QString::fromStdString(s));
+  for (const std::string& s : builtinSources())
+    m_dataset->addItem(QString::fromStdString(s), QString::fromStdString(s));
   if (m_dataset->findData(QStringLiteral("builtin:fashion-mnist")) < 0) {
     m_dataset->addItem(QStringLiteral("builtin:fashion-mnist (install dataset-fashion-mnist)"), QString());
-    if (auto* items = qobject_cast<QStandardItemModel*>(m_dataset->model())) items->item(m_dataset->count() - 1)->setEnabled(false);
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_dataset->model()))
+      items->item(m_dataset->count() - 1)->setEnabled(false);
   }
   m_dataset->addItem(QStringLiteral("Open a CSV, LIBSVM or IDX file…"), QStringLiteral("open"));
-  m_dataset->setToolTip(QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy). "
-                                       "Loading a dataset sets n to its training size (see n in the Parameters panel)."));
+  m_dataset->setToolTip(
+      QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy). "
+                     "Loading a dataset sets n to its training size (see n in the Parameters panel)."));
   m_dataInfo = new QLabel(QStringLiteral("not loaded yet"), dataBox);
   m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
   m_dataInfo->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -138,18 +142,20 @@ void TrainerPanel::buildControls(QWidget* controls) {
   for (const MechanismInfo& info : mechanismInfos()) {
     auto* box = new QCheckBox(QString::fromLatin1(info.id.data()), mechBox);
     box->setObjectName(QStringLiteral("mechanism_%1").arg(QString::fromLatin1(info.id.data())));
-    box->setToolTip(QString::fromLatin1(info.name.data()) + QStringLiteral(" (") + QString::fromLatin1(info.citation.data()) +
-                    QStringLiteral(") — ") +
+    box->setToolTip(QString::fromLatin1(info.name.data()) + QStringLiteral(" (") +
+                    QString::fromLatin1(info.citation.data()) + QStringLiteral(") — ") +
                     (info.accountants.empty() ? QStringLiteral("non-private baseline")
                                               : QStringLiteral("privacy proven by the %1 accountant")
                                                     .arg(QString::fromLatin1(info.accountants.front().data()))));
     m_mechanisms[info.mechanism] = box;
     mechGrid->addWidget(box, i / 2, i % 2);
     connect(box, &QCheckBox::toggled, this, [this, id = QString::fromLatin1(info.id.data())](bool on) {
-      editTrainer([&](TrainerSettings& t) {
-        t.mechanisms.removeAll(id);
-        if (on) t.mechanisms << id;
-      }, (on ? QStringLiteral("train %1") : QStringLiteral("do not train %1")).arg(id));
+      editTrainer(
+          [&](TrainerSettings& t) {
+            t.mechanisms.removeAll(id);
+            if (on) t.mechanisms << id;
+          },
+          (on ? QStringLiteral("train %1") : QStringLiteral("do not train %1")).arg(id));
     });
     ++i;
   }
@@ -160,17 +166,20 @@ void TrainerPanel::buildControls(QWidget* controls) {
   m_knobSummary = new QLabel(runBox);
   m_knobSummary->setObjectName(QStringLiteral("knobSummary"));
   m_knobSummary->setWordWrap(true);
-  m_knobSummary->setToolTip(QStringLiteral("A run reads these from the Parameters panel (one set of knobs): edit them "
-                                           "there, undo covers them. The training set decides n."));
+  m_knobSummary->setToolTip(
+      QStringLiteral("A run reads these from the Parameters panel (one set of knobs): edit them "
+                     "there, undo covers them. The training set decides n."));
   form->addRow(m_knobSummary);
   m_calibrate = new QCheckBox(QStringLiteral("calibrate each to ε ="), runBox);
   m_calibrate->setObjectName(QStringLiteral("calibrateBox"));
-  m_calibrate->setToolTip(QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
-                                         "of them are compared at the same (ε, δ), as in Ryffel et al. 2022, Table 1."));
+  m_calibrate->setToolTip(
+      QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
+                     "of them are compared at the same (ε, δ), as in Ryffel et al. 2022, Table 1."));
   m_target = new QLineEdit(runBox);
   m_target->setObjectName(QStringLiteral("targetEntry"));
-  m_target->setToolTip(QStringLiteral("The target ε. Empty: the ε the accountant table shows (rdp) for the current "
-                                      "knobs, which follows every knob."));
+  m_target->setToolTip(
+      QStringLiteral("The target ε. Empty: the ε the accountant table shows (rdp) for the current "
+                     "knobs, which follows every knob."));
   form->addRow(m_calibrate, m_target);
   auto* threadsSeed = new QHBoxLayout();
   m_threads = new QSpinBox(runBox);
@@ -179,8 +188,9 @@ void TrainerPanel::buildControls(QWidget* controls) {
   m_seed = new QSpinBox(runBox);
   m_seed->setRange(0, 1'000'000);
   m_seed->setValue(1);
-  m_seed->setToolTip(QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
-                                    "for a seed whatever the thread count."));
+  m_seed->setToolTip(
+      QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
+                     "for a seed whatever the thread count."));
   threadsSeed->addWidget(new QLabel(QStringLiteral("threads"), runBox));
   threadsSeed->addWidget(m_threads);
   threadsSeed->addSpacing(12);
@@ -217,17 +227,20 @@ void TrainerPanel::buildControls(QWidget* controls) {
   m_results = new QTableWidget(0, 7, this);
   m_results->setObjectName(QStringLiteral("trainingResults"));
   m_results->setHorizontalHeaderLabels({QStringLiteral("Mechanism"), QStringLiteral("test acc."), QStringLiteral("ε"),
-                                        QStringLiteral("σ"), QStringLiteral("η"), QStringLiteral("L"), QStringLiteral("K")});
+                                        QStringLiteral("σ"), QStringLiteral("η"), QStringLiteral("L"),
+                                        QStringLiteral("K")});
   m_results->verticalHeader()->setVisible(false);
   m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_results->horizontalHeader()->setStretchLastSection(true);
   m_results->horizontalHeader()->setMinimumSectionSize(24);
   m_results->setMinimumHeight(130);
-  m_results->setToolTip(QStringLiteral("Values a run used instead of a knob are shaded, with the knob's value beside "
-                                       "them; hover for the reason."));
+  m_results->setToolTip(
+      QStringLiteral("Values a run used instead of a knob are shaded, with the knob's value beside "
+                     "them; hover for the reason."));
   left->addStretch(1);
   m_explore = new QPushButton(QStringLiteral("Explore this run in the charts"), controls);
-  m_explore->setToolTip(QStringLiteral("Set the knobs to the last run as trained: its n, K, σ, η, L and β (one undo step)."));
+  m_explore->setToolTip(
+      QStringLiteral("Set the knobs to the last run as trained: its n, K, σ, η, L and β (one undo step)."));
   left->addWidget(m_explore);
 
   connect(m_start, &QPushButton::clicked, this, &TrainerPanel::start);
@@ -245,8 +258,9 @@ void TrainerPanel::buildControls(QWidget* controls) {
       setSource(data);
       return;
     }
-    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open a dataset"), QString(),
-                                                      QStringLiteral("Datasets (*.csv *.tsv *.gz *.svm *.libsvm *.txt *-ubyte);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Open a dataset"), QString(),
+        QStringLiteral("Datasets (*.csv *.tsv *.gz *.svm *.libsvm *.txt *-ubyte);;All files (*)"));
     if (path.isEmpty()) {
       refreshFromModel();  // back to the current source
       return;
@@ -269,8 +283,9 @@ void TrainerPanel::buildControls(QWidget* controls) {
       }
     }
     m_target->setStyleSheet(QString());
-    editTrainer([&](TrainerSettings& t) { t.targetEpsilon = target; },
-                target ? QStringLiteral("target ε = %1").arg(number(*target)) : QStringLiteral("target ε from the table"));
+    editTrainer(
+        [&](TrainerSettings& t) { t.targetEpsilon = target; },
+        target ? QStringLiteral("target ε = %1").arg(number(*target)) : QStringLiteral("target ε from the table"));
   });
   connect(m_seed, &QSpinBox::valueChanged, this, [this] {
     ensureDataLoaded();
@@ -413,10 +428,12 @@ void TrainerPanel::refreshSummary() {
                      .arg(p.K)
                      .arg(number(p.sigma), number(p.delta), number(p.L),
                           QString::fromLatin1(core::scheduleName(p.schedule).data()));
-  if (p.sampling) text += QStringLiteral(" · %1 batches").arg(QString::fromLatin1(core::samplingName(*p.sampling).data()));
+  if (p.sampling)
+    text += QStringLiteral(" · %1 batches").arg(QString::fromLatin1(core::samplingName(*p.sampling).data()));
   if (!m_model->isValid()) {
-    text += QStringLiteral("<br><span style='color:#b71c1c'>The knobs are invalid: a run waits for a valid "
-                           "combination.</span>");
+    text += QStringLiteral(
+        "<br><span style='color:#b71c1c'>The knobs are invalid: a run waits for a valid "
+        "combination.</span>");
   }
   m_knobSummary->setText(text);
   const TrainerSettings& t = m_model->trainer();
@@ -444,7 +461,8 @@ std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const 
   TrainingRequest request;
   request.data = dataKey();
   for (const MechanismInfo& info : mechanismInfos()) {
-    if (m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data()))) request.mechanisms.push_back(info.mechanism);
+    if (m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data())))
+      request.mechanisms.push_back(info.mechanism);
   }
   if (request.mechanisms.empty()) {
     *error = QStringLiteral("Tick at least one mechanism.");
@@ -596,15 +614,19 @@ void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult&
   }
   m_results->setItem(row, 1, acc);
   auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞"));
-  eps->setToolTip(r.epsilon ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))
-                            : QStringLiteral("not private: no accountant proves any ε"));
+  eps->setToolTip(r.epsilon
+                      ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))
+                      : QStringLiteral("not private: no accountant proves any ε"));
   m_results->setItem(row, 2, eps);
   const ResolvedRun& run = r.run;
   const bool isPrivateRun = r.epsilon.has_value();
-  m_results->setItem(row, 3, isPrivateRun ? knobCell("sigma", run.sigma, run, QStringLiteral("σ")) : new QTableWidgetItem(QStringLiteral("—")));
+  m_results->setItem(row, 3,
+                     isPrivateRun ? knobCell("sigma", run.sigma, run, QStringLiteral("σ"))
+                                  : new QTableWidgetItem(QStringLiteral("—")));
   m_results->setItem(row, 4, knobCell("eta", run.eta, run, QStringLiteral("η")));
-  m_results->setItem(row, 5, std::isfinite(run.clipNorm) ? knobCell("L", run.clipNorm, run, QStringLiteral("L"))
-                                                         : new QTableWidgetItem(QStringLiteral("no clipping")));
+  m_results->setItem(row, 5,
+                     std::isfinite(run.clipNorm) ? knobCell("L", run.clipNorm, run, QStringLiteral("L"))
+                                                 : new QTableWidgetItem(QStringLiteral("no clipping")));
   m_results->setItem(row, 6, knobCell("K", static_cast<double>(r.stepsDone), run, QStringLiteral("K")));
   QStringList notes;
   for (const KnobOverride& o : run.overrides) {
@@ -614,8 +636,9 @@ void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult&
                         QString::fromStdString(o.reason));
     }
   }
-  m_results->item(row, 0)->setToolTip(QString::fromLatin1(mechanismName(run.mechanism).data()) +
-                                      (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join(QLatin1Char('\n'))));
+  m_results->item(row, 0)->setToolTip(
+      QString::fromLatin1(mechanismName(run.mechanism).data()) +
+      (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join(QLatin1Char('\n'))));
   if (!run.violations.empty()) {
     QString all;
     for (const std::string& v : run.violations) all += QString::fromStdString(v) + QLatin1Char('\n');

@@ -10,22 +10,21 @@
 // calibration), the results table shows both and says why.
 #pragma once
 
-#include <map>
-#include <memory>
-#include <optional>
-
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSet>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QElapsedTimer>
-#include <QSet>
 #include <QTimer>
 #include <QWidget>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include "charts/chart_panel.h"
 #include "parameter_model.h"
@@ -119,10 +118,10 @@ class TrainerPanel : public QWidget {
   ChartPanel* m_accuracy = nullptr;
   ChartPanel* m_epsilon = nullptr;
   QTimer m_liveTimer;
-  QTimer m_redrawTimer;        // epochs stream faster than charts paint: draw at most every 40 ms
+  QTimer m_redrawTimer;  // epochs stream faster than charts paint: draw at most every 40 ms
   QElapsedTimer m_sinceRedraw;
   QElapsedTimer m_runClock;  // since the run started (loading, calibration and training)
-  QSet<QString> m_dirty;       // mechanisms with epochs not drawn yet
+  QSet<QString> m_dirty;     // mechanisms with epochs not drawn yet
   std::optional<double> m_tableEpsilon;
   core::Params m_tableEpsilonParams;
   bool m_liveWaitingForData = false;

@@ -1,16 +1,15 @@
 #include "training_controller.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <QMetaObject>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include <QMetaObject>
-
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
-#include "compute/analytics.h"
 #include "common/format.h"
+#include "compute/analytics.h"
 
 namespace dpx::ui {
 
@@ -42,7 +41,8 @@ double trainingWork(const TrainerConfig& config, qint64 trainRecords, qint64 tes
   const double parameters = static_cast<double>(dimension + 1) * std::max(1, classes);
   const double epochs = std::max(1.0, std::ceil(config.epochs - 1e-9));
   const double examples = config.epochs * static_cast<double>(trainRecords);
-  const double evaluations = (config.evaluateEachEpoch ? epochs : 1.0) * static_cast<double>(trainRecords + testRecords);
+  const double evaluations =
+      (config.evaluateEachEpoch ? epochs : 1.0) * static_cast<double>(trainRecords + testRecords);
   return parameters * (examples + evaluations);
 }
 
@@ -50,7 +50,8 @@ core::Status resolveTableTarget(TrainingRequest& request) {
   if (!request.targetFromTable) return core::Status::ok();
   const std::optional<double> target = tableEpsilon(request.base.knobs, *request.targetFromTable);
   if (!target) {
-    return core::Status::notApplicable("the accountant table has no ε for these knobs to calibrate to: type a target ε");
+    return core::Status::notApplicable(
+        "the accountant table has no ε for these knobs to calibrate to: type a target ε");
   }
   request.base.targetEpsilon = *target;
   request.targetFromTable.reset();
@@ -76,7 +77,8 @@ TrainingController::~TrainingController() {
 void TrainingController::loadData(const DatasetKey& key) {
   if (const auto entry = m_cache->peek(key)) {
     const DataInfo info = infoOf(key, *entry);
-    QMetaObject::invokeMethod(this, [this, info] { Q_EMIT dataReady(info.source, info); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, info] { Q_EMIT dataReady(info.source, info); }, Qt::QueuedConnection);
     return;
   }
   // Loads are rare (a new source or seed): one thread each, joined at shutdown.
@@ -85,12 +87,13 @@ void TrainingController::loadData(const DatasetKey& key) {
     const QString source = QString::fromStdString(key.source);
     if (!entry) {
       const QString message = QString::fromStdString(entry.status().message());
-      QMetaObject::invokeMethod(this, [this, source, message] { Q_EMIT dataFailed(source, message); },
-                                Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          this, [this, source, message] { Q_EMIT dataFailed(source, message); }, Qt::QueuedConnection);
       return;
     }
     const DataInfo info = infoOf(key, *entry);
-    QMetaObject::invokeMethod(this, [this, source, info] { Q_EMIT dataReady(source, info); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, source, info] { Q_EMIT dataReady(source, info); }, Qt::QueuedConnection);
   });
 }
 
@@ -165,17 +168,23 @@ void TrainingController::work(TrainingRequest request, std::shared_ptr<TrainingC
   Result<CachedDataset> data = target.isOk() ? m_cache->get(request.data) : Result<CachedDataset>(target);
   if (!data) {
     const QString message = QString::fromStdString(data.status().message());
-    QMetaObject::invokeMethod(this, [this, message] {
-      Q_EMIT failed(message);
-      onWorkerEnded(false, 0.0, 0.0);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, message] {
+          Q_EMIT failed(message);
+          onWorkerEnded(false, 0.0, 0.0);
+        },
+        Qt::QueuedConnection);
     return;
   }
   const DataInfo info = infoOf(request.data, *data);
-  QMetaObject::invokeMethod(this, [this, info] {
-    m_description = info.description;
-    Q_EMIT dataReady(info.source, info);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this,
+      [this, info] {
+        m_description = info.description;
+        Q_EMIT dataReady(info.source, info);
+      },
+      Qt::QueuedConnection);
   const auto start = std::chrono::steady_clock::now();
   const int threads = request.base.threads > 0 ? request.base.threads
                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -183,15 +192,16 @@ void TrainingController::work(TrainingRequest request, std::shared_ptr<TrainingC
   // of the same arena, so two cores stay busy even when one batch is a single chunk.
   tbb::task_arena arena(threads);
   arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, request.mechanisms.size(),
-                      [&](std::size_t i) { trainOne(request, i, *data, control.get()); }, tbb::simple_partitioner());
+    tbb::parallel_for(
+        std::size_t{0}, request.mechanisms.size(), [&](std::size_t i) { trainOne(request, i, *data, control.get()); },
+        tbb::simple_partitioner());
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double work = static_cast<double>(request.mechanisms.size()) *
                       trainingWork(request.base, info.trainRecords, info.testRecords, info.dimension, info.classes);
   const bool cancelled = control->cancelRequested();
-  QMetaObject::invokeMethod(this, [this, cancelled, work, seconds] { onWorkerEnded(cancelled, work, seconds); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this, [this, cancelled, work, seconds] { onWorkerEnded(cancelled, work, seconds); }, Qt::QueuedConnection);
 }
 
 void TrainingController::trainOne(const TrainingRequest& request, std::size_t index, const CachedDataset& data,
@@ -208,7 +218,8 @@ void TrainingController::trainOne(const TrainingRequest& request, std::size_t in
   Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, data.data);
   if (!trainer) {
     const QString message = id + QStringLiteral(": ") + QString::fromStdString(trainer.status().message());
-    QMetaObject::invokeMethod(this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
     return;
   }
   const ResolvedRun& run = (*trainer)->resolved();
@@ -216,29 +227,37 @@ void TrainingController::trainOne(const TrainingRequest& request, std::size_t in
                         .arg(run.steps)
                         .arg(QString::fromStdString(core::formatNumber(run.sigma, 4)),
                              QString::fromStdString(core::formatNumber(run.eta, 4)));
-  if (!run.violations.empty()) details += QStringLiteral(" — violates: ") + QString::fromStdString(run.violations.front());
-  QMetaObject::invokeMethod(this, [this, id, details] { Q_EMIT runStarted(id, details); }, Qt::QueuedConnection);
+  if (!run.violations.empty())
+    details += QStringLiteral(" — violates: ") + QString::fromStdString(run.violations.front());
+  QMetaObject::invokeMethod(
+      this, [this, id, details] { Q_EMIT runStarted(id, details); }, Qt::QueuedConnection);
   TrainerCallbacks callbacks;
   callbacks.progress = [this, id](double fraction, std::int64_t) {
-    QMetaObject::invokeMethod(this, [this, fraction, id] { Q_EMIT progress(id, fraction); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, fraction, id] { Q_EMIT progress(id, fraction); }, Qt::QueuedConnection);
   };
   callbacks.epochDone = [this, id](const EpochRecord& record) {
-    QMetaObject::invokeMethod(this, [this, record, id] { Q_EMIT epochDone(id, record); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, record, id] { Q_EMIT epochDone(id, record); }, Qt::QueuedConnection);
   };
   Result<TrainingResult> result = (*trainer)->run(control, callbacks);
   if (!result) {
     const QString message = id + QStringLiteral(": ") + QString::fromStdString(result.status().message());
-    QMetaObject::invokeMethod(this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
     return;
   }
-  QMetaObject::invokeMethod(this, [this, id, index, r = std::move(*result)]() mutable {
-    if (index < m_slots.size()) m_slots[index] = r;
-    m_results.clear();
-    for (const auto& slot : m_slots) {
-      if (slot) m_results.push_back(*slot);
-    }
-    Q_EMIT runFinished(id, r);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this,
+      [this, id, index, r = std::move(*result)]() mutable {
+        if (index < m_slots.size()) m_slots[index] = r;
+        m_results.clear();
+        for (const auto& slot : m_slots) {
+          if (slot) m_results.push_back(*slot);
+        }
+        Q_EMIT runFinished(id, r);
+      },
+      Qt::QueuedConnection);
 }
 
 void TrainingController::onWorkerEnded(bool cancelled, double workUnits, double seconds) {

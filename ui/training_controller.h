@@ -6,6 +6,9 @@
 // the knobs live.
 #pragma once
 
+#include <QObject>
+#include <QString>
+#include <QStringList>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -13,10 +16,6 @@
 #include <optional>
 #include <thread>
 #include <vector>
-
-#include <QObject>
-#include <QString>
-#include <QStringList>
 
 #include "accounting/accountant.h"
 #include "training/dataset_cache.h"
@@ -113,8 +112,8 @@ class TrainingController : public QObject {
 
 // The work of a run in parameter·examples: its gradient examples plus, when it evaluates each
 // epoch, one pass over the training and test rows per epoch (estimateSeconds' unit).
-double trainingWork(const core::training::TrainerConfig& config, qint64 trainRecords, qint64 testRecords,
-                    int dimension, int classes);
+double trainingWork(const core::training::TrainerConfig& config, qint64 trainRecords, qint64 testRecords, int dimension,
+                    int classes);
 
 }  // namespace dpx::ui
 

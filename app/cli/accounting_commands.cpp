@@ -271,7 +271,8 @@ int commandDelta(const QStringList& args, Io& io) {
   if (Status s = variantStatus(*accountants, *options); !s.isOk()) return fail(io, s);
   Result<double> epsilon = numberOption(parser, QStringLiteral("epsilon"));
   if (!epsilon) return fail(io, epsilon.status());
-  if (*epsilon < 0.0) return fail(io, Status::invalidArgument("--epsilon " + formatNumber(*epsilon) + ": ε must be ≥ 0"));
+  if (*epsilon < 0.0)
+    return fail(io, Status::invalidArgument("--epsilon " + formatNumber(*epsilon) + ": ε must be ≥ 0"));
   const Accountant& a = *accountants->front();
   // The exact accountant answers with a bracket; the others with one number.
   std::optional<double> deltaLower;
@@ -494,7 +495,8 @@ int commandCalibrate(const QStringList& args, Io& io) {
   Result<double> target = numberOption(parser, QStringLiteral("target-epsilon"));
   if (!target) return fail(io, target.status());
   if (!(*target > 0.0)) {
-    return fail(io, Status::invalidArgument("--target-epsilon " + formatNumber(*target) + ": the target ε must be > 0"));
+    return fail(io,
+                Status::invalidArgument("--target-epsilon " + formatNumber(*target) + ": the target ε must be > 0"));
   }
   const Accountant& a = *accountants->front();
   Result<Calibration> c = calibrateSigma(a, *params, *target, *options);
@@ -518,8 +520,8 @@ int commandCalibrate(const QStringList& args, Io& io) {
     json.endObject();
     io.out << json.str() << "\n";
   } else {
-    io.out << a.id() << ": σ = " << formatNumber(c->sigma) << " gives ε = " << formatNumber(c->epsilon.epsilon)
-           << " ≤ " << formatNumber(*target) << " at δ = " << formatNumber(c->epsilon.delta) << "\n";
+    io.out << a.id() << ": σ = " << formatNumber(c->sigma) << " gives ε = " << formatNumber(c->epsilon.epsilon) << " ≤ "
+           << formatNumber(*target) << " at δ = " << formatNumber(c->epsilon.delta) << "\n";
     if (c->atLowerLimit) io.out << "  (the target holds even at the smallest σ allowed)\n";
   }
   return kExitOk;
@@ -529,7 +531,8 @@ int commandStepsize(const QStringList& args, Io& io) {
   QCommandLineParser parser;
   addKnobOptions(parser);
   addOption(parser, QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E"));
-  addOption(parser, QStringLiteral("conversion"), QStringLiteral("improved (default) | classic"), QStringLiteral("name"));
+  addOption(parser, QStringLiteral("conversion"), QStringLiteral("improved (default) | classic"),
+            QStringLiteral("name"));
   addOption(parser, QStringLiteral("alphas"), QStringLiteral("comma-separated Rényi orders"), QStringLiteral("list"));
   addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
   if (auto code = parseOrExit(parser, args, io,
@@ -544,7 +547,8 @@ int commandStepsize(const QStringList& args, Io& io) {
   Result<double> target = numberOption(parser, QStringLiteral("target-epsilon"));
   if (!target) return fail(io, target.status());
   if (!(*target > 0.0)) {
-    return fail(io, Status::invalidArgument("--target-epsilon " + formatNumber(*target) + ": the target ε must be > 0"));
+    return fail(io,
+                Status::invalidArgument("--target-epsilon " + formatNumber(*target) + ": the target ε must be > 0"));
   }
   Result<StepSizeAnalysis> a = analyzeStepSize(*params, *target, *options);
   if (!a) {
@@ -561,14 +565,19 @@ int commandStepsize(const QStringList& args, Io& io) {
     json.field("epsilon_at_current_eta", a->epsilonAtCurrentEta);
     json.key("smoothness_limits").beginObject();
     for (const StepSizeLimit& l : a->limits) {
-      json.key(l.id).beginObject().field("eta", l.eta).field("relation", l.relation).field("label", l.label).endObject();
+      json.key(l.id)
+          .beginObject()
+          .field("eta", l.eta)
+          .field("relation", l.relation)
+          .field("label", l.label)
+          .endObject();
     }
     json.endObject().endObject();
     io.out << json.str() << "\n";
   } else {
     io.out << "step sizes for ε = " << formatNumber(a->targetEpsilon) << ", δ = " << formatNumber(params->delta)
-           << ", T = " << params->K << ", N = " << params->n << ", τ = " << params->m << ", L = "
-           << formatNumber(params->L) << "\n"
+           << ", T = " << params->K << ", N = " << params->n << ", τ = " << params->m
+           << ", L = " << formatNumber(params->L) << "\n"
            << "  exact fixed η             " << formatNumber(a->exactFixed) << "  (σ = " << formatNumber(a->sigmaFixed)
            << ")\n"
            << "  exact decreasing η₁       " << formatNumber(a->exactDecreasingEta1)

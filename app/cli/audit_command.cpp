@@ -28,8 +28,8 @@ int commandAudit(const QStringList& args, Io& io) {
             QStringLiteral("k"));
   addOption(parser, QStringLiteral("confidence"),
             QStringLiteral("confidence of the ε lower bounds, in [0.5, 1) (default 0.95)"), QStringLiteral("c"));
-  if (auto code = parseOrExit(parser, args, io,
-                              QStringLiteral("membership-inference audit: empirical ε lower bound of a trained model"))) {
+  if (auto code = parseOrExit(
+          parser, args, io, QStringLiteral("membership-inference audit: empirical ε lower bound of a trained model"))) {
     return *code;
   }
   // The audit's own options first: they are cheap to check and need no data.

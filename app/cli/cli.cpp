@@ -24,7 +24,8 @@ constexpr std::array<Command, 11> kCommands{{
     {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
     {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
     {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
-    {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds", commandFrontier},
+    {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds",
+     commandFrontier},
     {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility},
 }};
 

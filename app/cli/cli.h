@@ -4,9 +4,8 @@
 // 2 invalid input — one line on stderr naming the flag and the accepted range.
 #pragma once
 
-#include <ostream>
-
 #include <QStringList>
+#include <ostream>
 
 namespace dpx::cli {
 

@@ -1,11 +1,10 @@
 #include "cli_support.h"
 
+#include <QRegularExpression>
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <string_view>
-
-#include <QRegularExpression>
 
 #include "accounting/rdp_conversion.h"
 #include "cli.h"
@@ -53,8 +52,8 @@ Result<double> parseNumber(const QString& flag, const QString& text) {
   if (!s.empty() && *first == '+') ++first;
   const auto [end, ec] = std::from_chars(first, last, value);
   if (s.empty() || ec != std::errc() || end != last || !std::isfinite(value)) {
-    return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) + "' is not a number: " +
-                                   numberRequirement(flag));
+    return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) +
+                                   "' is not a number: " + numberRequirement(flag));
   }
   return value;
 }
@@ -87,7 +86,8 @@ void addKnobOptions(QCommandLineParser& parser) {
                   QStringLiteral(", in ") + range,
               QStringLiteral("value"));
   }
-  addOption(parser, QStringLiteral("epochs"), QStringLiteral("epochs E > 0; sets K = ceil(E*n/m)"), QStringLiteral("E"));
+  addOption(parser, QStringLiteral("epochs"), QStringLiteral("epochs E > 0; sets K = ceil(E*n/m)"),
+            QStringLiteral("E"));
   addOption(parser, QStringLiteral("schedule"), QStringLiteral("step-size schedule: constant | decreasing"),
             QStringLiteral("name"));
   addOption(parser, QStringLiteral("sampling"),
@@ -96,7 +96,8 @@ void addKnobOptions(QCommandLineParser& parser) {
   addOption(parser, QStringLiteral("neighbouring"),
             QStringLiteral("neighbouring relation: add-remove | replace-one (default: each accountant's own)"),
             QStringLiteral("name"));
-  addOption(parser, QStringLiteral("averaged"), QStringLiteral("outpert: release the average of the last epoch (Prop. 3)"));
+  addOption(parser, QStringLiteral("averaged"),
+            QStringLiteral("outpert: release the average of the last epoch (Prop. 3)"));
 }
 
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args, Io& io, const QString& summary) {
@@ -117,8 +118,8 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
     } else if (auto m2 = missing.match(text); m2.hasMatch()) {
       QString flag = m2.captured(1);
       while (flag.startsWith(QLatin1Char('-'))) flag.remove(0, 1);
-      text = QStringLiteral("%1 needs a value: %2")
-                 .arg(m2.captured(1), QString::fromStdString(numberRequirement(flag)));
+      text =
+          QStringLiteral("%1 needs a value: %2").arg(m2.captured(1), QString::fromStdString(numberRequirement(flag)));
     } else if (auto m3 = unexpected.match(text); m3.hasMatch()) {
       text = QStringLiteral("%1 takes no value").arg(m3.captured(1));
     }
@@ -128,7 +129,8 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
   if (parser.isSet(help)) {
     // Qt names the program as invoked (./dpx, /usr/bin/dpx); the help names the command.
     static const QRegularExpression usage(QStringLiteral("^Usage: \\S+"));
-    io.out << toStd(parser.helpText().replace(usage, QStringLiteral("Usage: dpx ") + QString::fromStdString(io.command)));
+    io.out << toStd(
+        parser.helpText().replace(usage, QStringLiteral("Usage: dpx ") + QString::fromStdString(io.command)));
     return kExitOk;
   }
   if (!parser.positionalArguments().isEmpty()) {
@@ -265,8 +267,10 @@ int fail(Io& io, const Status& status) {
   switch (status.code()) {
     case core::StatusCode::kInvalidArgument:
     case core::StatusCode::kIoError:
-    case core::StatusCode::kParseError: return kExitUsage;
-    default: return kExitFailure;
+    case core::StatusCode::kParseError:
+      return kExitUsage;
+    default:
+      return kExitFailure;
   }
 }
 

@@ -2,13 +2,12 @@
 // one-line error messages.
 #pragma once
 
+#include <QCommandLineParser>
+#include <QString>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <QCommandLineParser>
-#include <QString>
 
 #include "accounting/accountant.h"
 #include "common/params.h"
@@ -43,7 +42,7 @@ core::Result<core::Params> knobsFromParser(const QCommandLineParser& parser,
                                            KnobContext context = KnobContext::kAccounting);
 // --conversion, --alphas, --alpha (fixes α), --variant.
 core::Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QCommandLineParser& parser,
-                                                                         bool withVariant = true);
+                                                                        bool withVariant = true);
 // A required or optional numeric option.
 core::Result<double> numberOption(const QCommandLineParser& parser, const QString& name);
 core::Result<std::vector<double>> numberList(const QString& flag, const QString& text);

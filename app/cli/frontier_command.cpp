@@ -46,7 +46,7 @@ void addFrontierOptions(QCommandLineParser& parser) {
 
 Result<std::vector<Mechanism>> mechanismsFromParser(const QCommandLineParser& parser) {
   const QString text = parser.isSet(QStringLiteral("mechanisms")) ? parser.value(QStringLiteral("mechanisms"))
-                                                                   : QStringLiteral("dp-sgld,dp-sgd");
+                                                                  : QStringLiteral("dp-sgld,dp-sgd");
   std::vector<Mechanism> out;
   for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
     const auto m = parseMechanism(toStd(part.trimmed()));
@@ -68,14 +68,16 @@ Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, cons
   request.seeds = static_cast<int>(seeds);
   DPX_ASSIGN_OR_RETURN(const std::int64_t points,
                        integerOption(parser, QStringLiteral("points"), kDefaultPoints, 2, 64));
-  const QString vary = parser.isSet(QStringLiteral("vary")) ? parser.value(QStringLiteral("vary")) : QStringLiteral("epsilon");
+  const QString vary =
+      parser.isSet(QStringLiteral("vary")) ? parser.value(QStringLiteral("vary")) : QStringLiteral("epsilon");
   if (vary == QStringLiteral("epochs")) {
     request.vary = FrontierVary::kEpochs;
   } else if (vary != QStringLiteral("epsilon")) {
     return Status::invalidArgument("--vary " + toStd(vary) + ": must be epsilon or epochs");
   }
   if (parser.isSet(QStringLiteral("epsilons"))) {
-    DPX_ASSIGN_OR_RETURN(request.epsilons, numberList(QStringLiteral("epsilons"), parser.value(QStringLiteral("epsilons"))));
+    DPX_ASSIGN_OR_RETURN(request.epsilons,
+                         numberList(QStringLiteral("epsilons"), parser.value(QStringLiteral("epsilons"))));
   } else if (base.targetEpsilon) {
     request.epsilons = request.vary == FrontierVary::kEpsilon
                            ? frontierEpsilonGrid(*base.targetEpsilon, static_cast<int>(points))
@@ -197,9 +199,10 @@ void writeText(std::ostream& out, const std::string& data, const FrontierResult&
 int commandFrontier(const QStringList& args, Io& io) {
   QCommandLineParser parser;
   addFrontierOptions(parser);
-  if (auto code = parseOrExit(parser, args, io,
-                              QStringLiteral("the privacy–utility frontier: test accuracy against ε (or epochs at a "
-                                             "fixed ε), each point calibrated to its target and averaged over seeds"))) {
+  if (auto code =
+          parseOrExit(parser, args, io,
+                      QStringLiteral("the privacy–utility frontier: test accuracy against ε (or epochs at a "
+                                     "fixed ε), each point calibrated to its target and averaged over seeds"))) {
     return *code;
   }
   Result<TrainerConfig> base = trainerConfigFromParser(parser);

@@ -20,11 +20,13 @@ using namespace core::training;
 
 void addTrainingOptions(QCommandLineParser& parser) {
   addKnobOptions(parser);
-  addOption(parser, QStringLiteral("data"),
-            QStringLiteral("builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path"),
-            QStringLiteral("source"));
+  addOption(
+      parser, QStringLiteral("data"),
+      QStringLiteral("builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path"),
+      QStringLiteral("source"));
   addOption(parser, QStringLiteral("mechanism"),
-            QStringLiteral("dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd"), QStringLiteral("id"));
+            QStringLiteral("dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd"),
+            QStringLiteral("id"));
   addOption(parser, QStringLiteral("accountant"), QStringLiteral("dp-sgd only: rdp (default) | gdp | pld"),
             QStringLiteral("id"));
   addOption(parser, QStringLiteral("target-epsilon"),
@@ -59,7 +61,8 @@ Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QStri
 
 Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) {
   TrainerConfig config;
-  const std::string mechanismText = parser.isSet(QStringLiteral("mechanism")) ? toStd(parser.value(QStringLiteral("mechanism"))) : "dp-sgld";
+  const std::string mechanismText =
+      parser.isSet(QStringLiteral("mechanism")) ? toStd(parser.value(QStringLiteral("mechanism"))) : "dp-sgld";
   const auto mechanism = parseMechanism(mechanismText);
   if (!mechanism) {
     return Status::invalidArgument("--mechanism '" + mechanismText +
@@ -70,10 +73,12 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
   if (parser.isSet(QStringLiteral("target-epsilon"))) {
     Result<double> e = parseNumber(QStringLiteral("target-epsilon"), parser.value(QStringLiteral("target-epsilon")));
     if (!e) return e.status();
-    if (!(*e > 0.0)) return Status::invalidArgument("--target-epsilon " + formatNumber(*e) + ": the target ε must be > 0");
+    if (!(*e > 0.0))
+      return Status::invalidArgument("--target-epsilon " + formatNumber(*e) + ": the target ε must be > 0");
     config.targetEpsilon = *e;
   }
-  DPX_ASSIGN_OR_RETURN(const std::int64_t seed, integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seed,
+                       integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
   config.seed = static_cast<std::uint64_t>(seed);
   DPX_ASSIGN_OR_RETURN(const std::int64_t threads, integerOption(parser, QStringLiteral("threads"), 0, 0, 1024));
   config.threads = static_cast<int>(threads);
@@ -85,7 +90,8 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
   if (parser.isSet(QStringLiteral("epochs"))) {
     Result<double> e = parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs")));
     if (!e) return e.status();
-    if (!(*e > 0.0) || *e > 100000.0) return Status::invalidArgument("--epochs " + formatNumber(*e) + ": must be in (0, 1e5]");
+    if (!(*e > 0.0) || *e > 100000.0)
+      return Status::invalidArgument("--epochs " + formatNumber(*e) + ": must be in (0, 1e5]");
     config.epochs = *e;
   }
   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
@@ -94,8 +100,9 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
 
 Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, std::uint64_t seed) {
   if (!parser.isSet(QStringLiteral("data"))) {
-    return Status::invalidArgument("--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
-                                   "or a file");
+    return Status::invalidArgument(
+        "--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
+        "or a file");
   }
   double testFraction = 0.2;
   if (parser.isSet(QStringLiteral("test-fraction"))) {
@@ -158,7 +165,9 @@ namespace {
 
 void writeResolved(JsonWriter& json, const ResolvedRun& run) {
   json.field("accountant", run.accountant);
-  json.field("sigma", run.sigma).field("eta", run.eta).field("clip_norm", std::isfinite(run.clipNorm) ? run.clipNorm : 0.0);
+  json.field("sigma", run.sigma)
+      .field("eta", run.eta)
+      .field("clip_norm", std::isfinite(run.clipNorm) ? run.clipNorm : 0.0);
   json.field("steps", run.steps).field("lipschitz_from_data", run.lipschitzFromData);
   json.field("beta", run.betaUsed).field("beta_empirical", run.betaEmpirical);
   if (run.mechanism == Mechanism::kOutpert) json.field("output_noise_std", run.outputNoiseStd);
@@ -206,7 +215,8 @@ void writeTrainingJson(JsonWriter& json, const TrainingSetup& setup, const Train
   json.endArray();
   json.field("train_accuracy", r.finalTrainAccuracy).field("test_accuracy", r.finalTestAccuracy);
   json.field("cancelled", r.cancelled).field("steps_done", r.stepsDone);
-  json.field("examples_per_second", r.trainingSeconds > 0 ? static_cast<double>(r.examplesProcessed) / r.trainingSeconds : 0.0);
+  json.field("examples_per_second",
+             r.trainingSeconds > 0 ? static_cast<double>(r.examplesProcessed) / r.trainingSeconds : 0.0);
   json.field("training_seconds", r.trainingSeconds).field("seconds", r.seconds);
 }
 
@@ -225,8 +235,10 @@ void printEpoch(std::ostream& err, const EpochRecord& e, int epochs) {
 int commandTrain(const QStringList& args, Io& io) {
   QCommandLineParser parser;
   addTrainingOptions(parser);
-  if (auto code = parseOrExit(parser, args, io, QStringLiteral("train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
-                                             "--lambda 0.001 --epochs 10)"))) {
+  if (auto code = parseOrExit(
+          parser, args, io,
+          QStringLiteral("train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
+                         "--lambda 0.001 --epochs 10)"))) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);
@@ -235,8 +247,9 @@ int commandTrain(const QStringList& args, Io& io) {
   const bool quiet = parser.isSet(QStringLiteral("quiet"));
   const ResolvedRun& run = setup->trainer->resolved();
   if (!quiet) {
-    io.err << setup->description << "\n" << mechanismName(run.mechanism) << ": " << run.steps << " steps, σ = "
-           << formatNumber(run.sigma, 6) << ", η = " << formatNumber(run.eta, 6) << "\n";
+    io.err << setup->description << "\n"
+           << mechanismName(run.mechanism) << ": " << run.steps << " steps, σ = " << formatNumber(run.sigma, 6)
+           << ", η = " << formatNumber(run.eta, 6) << "\n";
     for (const std::string& v : run.violations) io.err << "VIOLATED " << v << "\n";
   }
   TrainerCallbacks callbacks;
@@ -250,8 +263,9 @@ int commandTrain(const QStringList& args, Io& io) {
     writer.endObject();
     io.out << writer.str() << "\n";
   } else {
-    io.out << mechanismId(result->run.mechanism) << ": test accuracy " << formatNumber(100 * result->finalTestAccuracy, 4)
-           << "%, train " << formatNumber(100 * result->finalTrainAccuracy, 4) << "%, ";
+    io.out << mechanismId(result->run.mechanism) << ": test accuracy "
+           << formatNumber(100 * result->finalTestAccuracy, 4) << "%, train "
+           << formatNumber(100 * result->finalTrainAccuracy, 4) << "%, ";
     if (result->epsilon) {
       io.out << "ε = " << formatNumber(*result->epsilon) << " at δ = " << formatNumber(result->delta) << " ("
              << result->run.accountant << ")";

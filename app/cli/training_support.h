@@ -2,11 +2,10 @@
 // the `dpx train --json` object of a training result.
 #pragma once
 
+#include <QCommandLineParser>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <QCommandLineParser>
 
 #include "cli_support.h"
 #include "io/json_writer.h"

@@ -10,9 +10,12 @@ namespace dpx::core::accounting {
 
 std::string_view boundKindName(BoundKind kind) {
   switch (kind) {
-    case BoundKind::kUpper: return "upper";
-    case BoundKind::kEstimate: return "estimate";
-    case BoundKind::kLower: return "lower";
+    case BoundKind::kUpper:
+      return "upper";
+    case BoundKind::kEstimate:
+      return "estimate";
+    case BoundKind::kLower:
+      return "lower";
   }
   return "upper";
 }
@@ -74,8 +77,8 @@ Status Accountant::checkVariant(std::string_view variant) const {
   for (const Variant& v : variants()) {
     if (!v.id.empty()) known += (known.empty() ? "" : ", ") + v.id;
   }
-  return Status::invalidArgument("accountant " + std::string(id()) + " has no variant '" + std::string(variant) +
-                                 "'" + (known.empty() ? "" : " (variants: " + known + ")"));
+  return Status::invalidArgument("accountant " + std::string(id()) + " has no variant '" + std::string(variant) + "'" +
+                                 (known.empty() ? "" : " (variants: " + known + ")"));
 }
 
 Result<double> finiteOrStatus(double value, std::string_view what) {

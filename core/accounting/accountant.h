@@ -26,9 +26,9 @@ enum class BoundKind { kUpper, kEstimate, kLower };
 enum class Conversion { kImproved, kClassic };
 enum class Release { kAllIterates, kLastIterate };
 
-std::string_view boundKindName(BoundKind kind);  // "upper" | "estimate" | "lower"
+std::string_view boundKindName(BoundKind kind);          // "upper" | "estimate" | "lower"
 std::string_view conversionName(Conversion conversion);  // "improved" | "classic"
-std::string_view releaseName(Release release);  // "all iterates" | "last iterate"
+std::string_view releaseName(Release release);           // "all iterates" | "last iterate"
 std::optional<Conversion> parseConversion(std::string_view text);
 
 // What an analysis assumes about the run, as data: printed in reports and compared with the
@@ -37,10 +37,10 @@ struct Assumptions {
   Sampling sampling;
   Neighbouring neighbouring;
   Release release;
-  bool needsStrongConvexity = false;  // λ > 0
-  bool needsSmoothness = false;       // β-smooth loss, step size bounded by β
-  bool needsLipschitz = false;        // per-example loss L-Lipschitz (clipping never active)
-  bool clipsGradients = false;        // clipping to L is the mechanism (DP-SGD)
+  bool needsStrongConvexity = false;      // λ > 0
+  bool needsSmoothness = false;           // β-smooth loss, step size bounded by β
+  bool needsLipschitz = false;            // per-example loss L-Lipschitz (clipping never active)
+  bool clipsGradients = false;            // clipping to L is the mechanism (DP-SGD)
   std::vector<std::string> statements{};  // the assumptions in words
 };
 
@@ -119,11 +119,11 @@ struct EpsilonResult {
   double epsilon = 0.0;
   double delta = 0.0;
   BoundKind bound = BoundKind::kUpper;
-  std::optional<double> alpha;            // optimal order, RDP accountants
-  std::optional<Conversion> conversion;   // RDP accountants
-  std::optional<double> epsilonUpper;     // bracket, `pld`
+  std::optional<double> alpha;           // optimal order, RDP accountants
+  std::optional<Conversion> conversion;  // RDP accountants
+  std::optional<double> epsilonUpper;    // bracket, `pld`
   std::optional<double> epsilonLower;
-  std::vector<NativeValue> native;        // values specific to this computation (pld: Δ used, …)
+  std::vector<NativeValue> native;  // values specific to this computation (pld: Δ used, …)
 };
 
 struct TradeoffCurve {

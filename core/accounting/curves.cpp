@@ -1,13 +1,13 @@
 #include "accounting/curves.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
 #include <mutex>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "accounting/pld_accountant.h"
 #include "accounting/privacy_loss_distribution.h"
@@ -28,12 +28,18 @@ std::optional<CurveVariable> parseCurveVariable(std::string_view text) {
 
 std::string_view curveVariableName(CurveVariable variable) {
   switch (variable) {
-    case CurveVariable::kSteps: return "K";
-    case CurveVariable::kEpochs: return "epochs";
-    case CurveVariable::kSigma: return "sigma";
-    case CurveVariable::kN: return "n";
-    case CurveVariable::kM: return "m";
-    case CurveVariable::kEta: return "eta";
+    case CurveVariable::kSteps:
+      return "K";
+    case CurveVariable::kEpochs:
+      return "epochs";
+    case CurveVariable::kSigma:
+      return "sigma";
+    case CurveVariable::kN:
+      return "n";
+    case CurveVariable::kM:
+      return "m";
+    case CurveVariable::kEta:
+      return "eta";
   }
   return "K";
 }
@@ -42,12 +48,18 @@ namespace {
 
 std::optional<Knob> knobOf(CurveVariable variable) {
   switch (variable) {
-    case CurveVariable::kSteps: return Knob::kK;
-    case CurveVariable::kSigma: return Knob::kSigma;
-    case CurveVariable::kN: return Knob::kN;
-    case CurveVariable::kM: return Knob::kM;
-    case CurveVariable::kEta: return Knob::kEta;
-    case CurveVariable::kEpochs: return std::nullopt;
+    case CurveVariable::kSteps:
+      return Knob::kK;
+    case CurveVariable::kSigma:
+      return Knob::kSigma;
+    case CurveVariable::kN:
+      return Knob::kN;
+    case CurveVariable::kM:
+      return Knob::kM;
+    case CurveVariable::kEta:
+      return Knob::kEta;
+    case CurveVariable::kEpochs:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -174,8 +186,7 @@ Status PldCurve::firstError() const {
   return Status::ok();
 }
 
-Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_t> steps,
-                                 const ExactOptions& options) {
+Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_t> steps, const ExactOptions& options) {
   if (steps.empty()) return Status::invalidArgument("a pld curve needs at least one K");
   // The options are checked here, not per point: a bad Δ or accuracy is the caller's error.
   if (const std::optional<double>& d = options.discretisation; d && !(*d > 0.0 && *d <= 1.0)) {
@@ -352,16 +363,16 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
     // Neighbouring points have neighbouring optimal orders: each point hints the next one of its
     // block, which lets the search over orders prune most of the grid (never changes a value).
     const std::size_t grain = alongSteps ? xs.size() + 1 : 8;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, xs.size(), grain),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        EpsilonOptions hinted = options;
-                        for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                          Result<Params> p = paramsAt(base, variable, xs[i]);
-                          Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
-                          if (e && e->alpha) hinted.alphaHint = e->alpha;
-                          record(i, e);
-                        }
-                      });
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
+          EpsilonOptions hinted = options;
+          for (std::size_t i = r.begin(); i != r.end(); ++i) {
+            Result<Params> p = paramsAt(base, variable, xs[i]);
+            Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
+            if (e && e->alpha) hinted.alphaHint = e->alpha;
+            record(i, e);
+          }
+        });
   }
   for (const Status& s : errors) {
     if (!s.isOk()) {
@@ -380,9 +391,8 @@ std::vector<AccountantCurve> epsilonCurves(std::span<const Accountant* const> ac
                                            CurveVariable variable, std::span<const double> xs,
                                            const EpsilonOptions& options) {
   std::vector<AccountantCurve> curves(accountants.size());
-  tbb::parallel_for(std::size_t{0}, accountants.size(), [&](std::size_t i) {
-    curves[i] = epsilonCurve(*accountants[i], base, variable, xs, options);
-  });
+  tbb::parallel_for(std::size_t{0}, accountants.size(),
+                    [&](std::size_t i) { curves[i] = epsilonCurve(*accountants[i], base, variable, xs, options); });
   return curves;
 }
 

@@ -55,8 +55,8 @@ CyclicAccountant::CyclicAccountant()
 void CyclicAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   const double curvature = p.M + p.w;
   if (curvature > 0.0 && p.eta > 1.0 / curvature) {
-    out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " > 1/(M + w) = " +
-                                    formatNumber(1.0 / curvature, 4) + ": ℓ_η (eq. 12) needs η ≤ 1/(M + w)"});
+    out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " > 1/(M + w) = " + formatNumber(1.0 / curvature, 4) +
+                                    ": ℓ_η (eq. 12) needs η ≤ 1/(M + w)"});
   }
 }
 

@@ -1,10 +1,9 @@
 #include "accounting/output_perturbation_accountant.h"
 
 #include <algorithm>
+#include <boost/math/special_functions/expint.hpp>
 #include <cmath>
 #include <limits>
-
-#include <boost/math/special_functions/expint.hpp>
 
 #include "common/format.h"
 #include "numerics/special_functions.h"
@@ -138,7 +137,8 @@ Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Para
     values.push_back({"eta_star", "η* = 2/(β+λ) (smallest ρ)", etaStar});
   }
   if (p.lambda > 0.0) {
-    values.push_back({"Delta_full_batch", "full batch at η*: Δ = 2L/(nλ)", 2.0 * p.L / (static_cast<double>(p.n) * p.lambda)});
+    values.push_back(
+        {"Delta_full_batch", "full batch at η*: Δ = 2L/(nλ)", 2.0 * p.L / (static_cast<double>(p.n) * p.lambda)});
   }
   return values;
 }

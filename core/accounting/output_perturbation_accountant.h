@@ -19,11 +19,11 @@ namespace dpx::core::accounting {
 
 struct OutputPerturbationConstants {
   double rho;
-  std::int64_t batchesPerEpoch;  // k
-  std::int64_t epochs;           // E = ⌈K/k⌉
-  double sensitivity;            // Δ_E (may exceed Δ_∞ only if ρ ≥ 1, where Δ_∞ is undefined)
+  std::int64_t batchesPerEpoch;            // k
+  std::int64_t epochs;                     // E = ⌈K/k⌉
+  double sensitivity;                      // Δ_E (may exceed Δ_∞ only if ρ ≥ 1, where Δ_∞ is undefined)
   std::optional<double> sensitivityLimit;  // Δ_∞, defined for ρ < 1
-  double noiseStd;               // s = σ·Δ_E
+  double noiseStd;                         // s = σ·Δ_E
 };
 // Fails only if Δ_E is not a finite double (ρ > 1 over very many epochs).
 Result<OutputPerturbationConstants> outputPerturbationConstants(const Params& params);

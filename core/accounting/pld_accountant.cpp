@@ -16,7 +16,8 @@ namespace {
 constexpr double kMaxWindowPoints = 8.0 * 1024 * 1024;
 
 Status validateExact(const ExactOptions& o) {
-  if (o.discretisation && (!(*o.discretisation > 0.0) || !std::isfinite(*o.discretisation) || *o.discretisation > 1.0)) {
+  if (o.discretisation &&
+      (!(*o.discretisation > 0.0) || !std::isfinite(*o.discretisation) || *o.discretisation > 1.0)) {
     return Status::invalidArgument("discretisation = " + formatNumber(*o.discretisation) +
                                    " is out of range: the loss grid Δ must be in (0, 1]");
   }
@@ -82,7 +83,11 @@ Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment
 Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
   DPX_RETURN_IF_ERROR(p.validate());
   DPX_RETURN_IF_ERROR(validateExact(options));
-  const CacheKey key{p.q(), p.sigma, p.K, options.discretisation.value_or(0.0), options.accuracy,
+  const CacheKey key{p.q(),
+                     p.sigma,
+                     p.K,
+                     options.discretisation.value_or(0.0),
+                     options.accuracy,
                      options.discretisation ? 0.0 : p.delta};
   {
     std::lock_guard lock(cache().mutex);
@@ -195,7 +200,7 @@ Result<double> PldAccountant::delta(const Params& params, double epsilon, const 
 }
 
 Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& params, double epsilon,
-                                                             const EpsilonOptions& options) const {
+                                                              const EpsilonOptions& options) const {
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }

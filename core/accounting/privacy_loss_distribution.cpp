@@ -12,6 +12,7 @@
 #include <fftw3.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+
 #include <unsupported/Eigen/FFT>
 
 #include "common/format.h"
@@ -253,7 +254,8 @@ Result<double> DiscretePld::epsilon(double delta) const {
 
 void DiscretePld::dropNegativeLosses() {
   if (m_firstIndex >= 0 || m_masses.empty()) return;
-  const auto drop = static_cast<std::size_t>(std::min<std::int64_t>(-m_firstIndex, static_cast<std::int64_t>(m_masses.size())));
+  const auto drop =
+      static_cast<std::size_t>(std::min<std::int64_t>(-m_firstIndex, static_cast<std::int64_t>(m_masses.size())));
   m_masses.erase(m_masses.begin(), m_masses.begin() + static_cast<std::ptrdiff_t>(drop));
   m_firstIndex += static_cast<std::int64_t>(drop);
   m_masses.shrink_to_fit();
@@ -458,7 +460,8 @@ double chernoffThreshold(const std::vector<MomentBound>& bounds, std::span<const
   // sum gives λ* ≈ √(2 log(1/τ)/Var); the search runs over [λ*/300, 30λ*] (and wider if needed).
   auto objective = [&](double logLambda) { return upper ? threshold(logLambda) : -threshold(logLambda); };
   double variance = 0.0;
-  for (std::size_t s = 0; s < segments.size(); ++s) variance += static_cast<double>(segments[s].count) * bounds[s].variance();
+  for (std::size_t s = 0; s < segments.size(); ++s)
+    variance += static_cast<double>(segments[s].count) * bounds[s].variance();
   const double guess = variance > 0.0 ? std::log(std::sqrt(2.0 * -logTau / variance)) : 0.0;
   const double lo = std::max(std::log(1e-8), guess - std::log(300.0));
   const double hi = std::min(std::log(1e8), guess + std::log(30.0));
@@ -640,7 +643,8 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
                                bool withOptimistic, const ComputeControl& control) {
   if (segments.empty()) return Status::invalidArgument("a run needs at least one segment");
   for (const GaussianSegment& s : segments) {
-    if (!(s.q > 0.0 && s.q <= 1.0)) return Status::invalidArgument("sampling rate q = " + formatNumber(s.q) + " must be in (0, 1]");
+    if (!(s.q > 0.0 && s.q <= 1.0))
+      return Status::invalidArgument("sampling rate q = " + formatNumber(s.q) + " must be in (0, 1]");
     if (!(s.sigma > 0.0) || !std::isfinite(s.sigma)) {
       return Status::invalidArgument("noise multiplier σ = " + formatNumber(s.sigma) + " must be > 0");
     }

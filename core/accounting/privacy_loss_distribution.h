@@ -38,8 +38,8 @@ enum class Estimate { kPessimistic, kOptimistic };
 class SubsampledGaussianPair {
  public:
   SubsampledGaussianPair(double q, double sigma, Direction direction);
-  double loss(double x) const;         // log P(x)/Q(x)
-  double inverseLoss(double l) const;  // x with loss(x) = l, for l in (lossMin, lossMax)
+  double loss(double x) const;                  // log P(x)/Q(x)
+  double inverseLoss(double l) const;           // x with loss(x) = l, for l in (lossMin, lossMax)
   double lossMin() const { return m_lossMin; }  // −∞ when q = 1
   double lossMax() const { return m_lossMax; }  // +∞ for remove
   double cdfP(double x) const;
@@ -82,7 +82,9 @@ class DiscretePld {
   double infinityMass() const { return m_infinityMass; }
   // Subtracted from every δ: mass an optimistic construction could not place below its loss.
   double deltaSlack() const { return m_deltaSlack; }
-  double loss(std::size_t i) const { return static_cast<double>(m_firstIndex + static_cast<std::int64_t>(i)) * m_interval; }
+  double loss(std::size_t i) const {
+    return static_cast<double>(m_firstIndex + static_cast<std::int64_t>(i)) * m_interval;
+  }
 
   // δ(ε) = ω_∞ + Σ_{ℓ_i > ε} ω_i(1 − e^{ε−ℓ_i}) − slack, in [0, 1].
   double delta(double epsilon) const;

@@ -38,9 +38,9 @@ Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params,
 }
 
 Result<EpsilonResult> RdpBasedAccountant::epsilonOverOrders(const Params& params, std::span<const double> orders,
-                                                             const std::function<Result<double>(std::size_t)>& rdpAt,
-                                                             const EpsilonOptions& options,
-                                                             std::optional<double> alphaHint) const {
+                                                            const std::function<Result<double>(std::size_t)>& rdpAt,
+                                                            const EpsilonOptions& options,
+                                                            std::optional<double> alphaHint) const {
   Result<OrderOptimum> best =
       minimizeOverOrders(orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder(), alphaHint);
   if (!best) return best.status();

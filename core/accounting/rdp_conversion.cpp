@@ -48,8 +48,8 @@ Result<std::vector<double>> normalizeOrders(std::vector<double> orders) {
   const KnobInfo& info = knobInfo(Knob::kAlpha);
   for (double a : orders) {
     if (!std::isfinite(a) || a < info.min || a > info.max) {
-      return Status::invalidArgument("alphas: order " + formatNumber(a) +
-                                     " is out of range: Rényi orders must be in " + knobRangeText(info));
+      return Status::invalidArgument("alphas: order " + formatNumber(a) + " is out of range: Rényi orders must be in " +
+                                     knobRangeText(info));
     }
   }
   std::sort(orders.begin(), orders.end());
@@ -146,8 +146,8 @@ Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
     // the grid — then every order is either evaluated or pruned by the bound
     // ε_α ≥ ε_{α′} for the nearest evaluated α′ < α.
     if (hint) {
-      const std::size_t at = static_cast<std::size_t>(
-          std::lower_bound(orders.begin(), orders.end(), *hint) - orders.begin());
+      const std::size_t at =
+          static_cast<std::size_t>(std::lower_bound(orders.begin(), orders.end(), *hint) - orders.begin());
       for (std::size_t i = at > 0 ? at - 1 : 0; i <= std::min(count - 1, at + 1); ++i) evaluate(i);
     }
     const std::size_t stride = std::max<std::size_t>(1, count / kCoarseOrders);

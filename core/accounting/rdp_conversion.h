@@ -30,7 +30,9 @@ class OrderGrid {
  public:
   OrderGrid() = default;
   explicit OrderGrid(std::vector<double> custom) : m_custom(std::move(custom)) {}
-  std::span<const double> orders() const { return m_custom.empty() ? defaultOrders() : std::span<const double>(m_custom); }
+  std::span<const double> orders() const {
+    return m_custom.empty() ? defaultOrders() : std::span<const double>(m_custom);
+  }
   std::size_t size() const { return orders().size(); }
   double operator[](std::size_t i) const { return orders()[i]; }
 

@@ -19,8 +19,8 @@ namespace {
 template <typename... Kinds>
 std::span<const Accountant* const> instances() {
   static const std::tuple<Kinds...> accountants;
-  static const std::array<const Accountant*, sizeof...(Kinds)> pointers = std::apply(
-      [](const Kinds&... a) { return std::array<const Accountant*, sizeof...(Kinds)>{&a...}; }, accountants);
+  static const std::array<const Accountant*, sizeof...(Kinds)> pointers =
+      std::apply([](const Kinds&... a) { return std::array<const Accountant*, sizeof...(Kinds)>{&a...}; }, accountants);
   return pointers;
 }
 

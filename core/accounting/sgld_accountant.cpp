@@ -1,8 +1,7 @@
 #include "accounting/sgld_accountant.h"
 
-#include <cmath>
-
 #include <boost/math/special_functions/digamma.hpp>
+#include <cmath>
 
 #include "common/format.h"
 
@@ -49,8 +48,8 @@ Status sgldScheduleStatus(const Params& p, const SgldSchedule& s) {
     return Status::numericalIssue("β = " + formatNumber(p.beta) +
                                   ": the decreasing schedule's first step η₀ = 1/(2β) exceeds the largest double");
   }
-  return Status::numericalIssue("the step sizes sum to Σηₖ = " + formatNumber(s.sumEta) + " and σ_L = " +
-                                formatNumber(s.sigmaL) + ": beyond the largest double");
+  return Status::numericalIssue("the step sizes sum to Σηₖ = " + formatNumber(s.sumEta) +
+                                " and σ_L = " + formatNumber(s.sigmaL) + ": beyond the largest double");
 }
 
 SgldAccountant::SgldAccountant()
@@ -80,8 +79,9 @@ SgldAccountant::SgldAccountant()
 
 void SgldAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
   if (!(p.lambda > 0.0)) {
-    out.push_back({"strong convexity", "λ = 0: the Langevin bound needs a λ-strongly convex loss (λ > 0); "
-                                       "the value shown is its λ → 0 limit, which grows linearly in K"});
+    out.push_back({"strong convexity",
+                   "λ = 0: the Langevin bound needs a λ-strongly convex loss (λ > 0); "
+                   "the value shown is its λ → 0 limit, which grows linearly in K"});
   }
   const SgldSchedule s = sgldSchedule(p);
   if (Status finite = sgldScheduleStatus(p, s); !finite.isOk()) {

@@ -60,9 +60,9 @@ Result<ExactBounds> exactBounds(const Params& p, double target, const EpsilonOpt
   // Meeting the target at the smallest σ searched means the largest step size lies beyond the
   // search (and far beyond η ≤ N/L²): there is no finite answer to report.
   auto unbounded = [&](const Calibration& c) {
-    return Status::notApplicable("target ε = " + formatNumber(target) + " is met even at σ_eff = " +
-                                   formatNumber(c.sigma) + " (η = " + formatNumber(etaForSigma(p, c.sigma)) +
-                                   "): the step size is not limited by privacy here");
+    return Status::notApplicable(
+        "target ε = " + formatNumber(target) + " is met even at σ_eff = " + formatNumber(c.sigma) +
+        " (η = " + formatNumber(etaForSigma(p, c.sigma)) + "): the step size is not limited by privacy here");
   };
   auto fixed = calibrateDecreasing([&](double s) { return run(s, false); }, target, kSigmaLo, kSigmaHi);
   if (!fixed) return fixed.status().withContext("exact fixed step");
@@ -133,9 +133,13 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& p, double target, const E
   if (!current) return current.status().withContext("ε at the current η");
   a.epsilonAtCurrentEta = current->epsilon;
   a.limits = stepSizeLimits(p);
-  for (const auto& [name, value] : {std::pair{"exact fixed η", a.exactFixed}, {"exact decreasing η₁", a.exactDecreasingEta1},
-                                    {"c", a.c}, {"c₂", a.c2}, {"Li et al. fixed η", a.liFixed},
-                                    {"Li et al. decreasing η at t = 1", a.liDecreasingT1}, {"Wang et al. η", a.wang},
+  for (const auto& [name, value] : {std::pair{"exact fixed η", a.exactFixed},
+                                    {"exact decreasing η₁", a.exactDecreasingEta1},
+                                    {"c", a.c},
+                                    {"c₂", a.c2},
+                                    {"Li et al. fixed η", a.liFixed},
+                                    {"Li et al. decreasing η at t = 1", a.liDecreasingT1},
+                                    {"Wang et al. η", a.wang},
                                     {"ε at the current η", a.epsilonAtCurrentEta}}) {
     if (Result<double> v = finiteOrStatus(value, name); !v) return v.status().withContext("step-size analysis");
   }
@@ -151,8 +155,8 @@ Result<SgmcmcExactSteps> sgmcmcExactSteps(const Params& p, double target, const 
   Result<ExactBounds> exact = exactBounds(p, target, options);
   if (!exact) return exact.status();
   if (options.exact.cancel && options.exact.cancel->load()) return Status::cancelled();
-  return SgmcmcExactSteps{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing),
-                          exact->sigmaFixed, exact->sigmaDecreasing};
+  return SgmcmcExactSteps{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing), exact->sigmaFixed,
+                          exact->sigmaDecreasing};
 }
 
 double liFixedStepSize(const Params& p, double eps, double c) {
@@ -179,10 +183,14 @@ double liConstantDecreasing(const Params& p, double eps, double sigmaDecreasing1
 
 std::string_view etaTrendName(EtaTrend trend) {
   switch (trend) {
-    case EtaTrend::kConstant: return "constant";
-    case EtaTrend::kRising: return "rising";
-    case EtaTrend::kFalling: return "falling";
-    case EtaTrend::kMixed: return "mixed";
+    case EtaTrend::kConstant:
+      return "constant";
+    case EtaTrend::kRising:
+      return "rising";
+    case EtaTrend::kFalling:
+      return "falling";
+    case EtaTrend::kMixed:
+      return "mixed";
   }
   return "mixed";
 }
@@ -217,8 +225,8 @@ std::string etaText(double eta) { return formatNumber(eta, 4); }
 }  // namespace
 
 std::string limitText(const EtaLimit& limit) {
-  return "The analysis stops applying " + std::string(limit.upper ? "above" : "below") + " η ≈ " +
-         etaText(limit.eta) + " (" + limit.requirement + ").";
+  return "The analysis stops applying " + std::string(limit.upper ? "above" : "below") + " η ≈ " + etaText(limit.eta) +
+         " (" + limit.requirement + ").";
 }
 
 namespace {
@@ -247,10 +255,14 @@ std::string trendExplanation(const Accountant& accountant, const Params& p, cons
     }
   }
   switch (trend) {
-    case EtaTrend::kConstant: return "For these knobs ε does not change with η";
-    case EtaTrend::kRising: return "Here ε rises as η grows";
-    case EtaTrend::kFalling: return "Here ε falls as η grows";
-    case EtaTrend::kMixed: return "Here ε is not monotone in η: the feasible η may form several intervals";
+    case EtaTrend::kConstant:
+      return "For these knobs ε does not change with η";
+    case EtaTrend::kRising:
+      return "Here ε rises as η grows";
+    case EtaTrend::kFalling:
+      return "Here ε falls as η grows";
+    case EtaTrend::kMixed:
+      return "Here ε is not monotone in η: the feasible η may form several intervals";
   }
   return {};
 }
@@ -464,8 +476,8 @@ Result<StepSizeRange> EtaScanner::forTarget(double target) const {
     limitsText += limitText(l);
   }
   if (r.feasible.empty()) {
-    std::string message = id + " cannot reach ε = " + formatNumber(target, 6) + " at σ = " + formatNumber(r.sigma, 6) +
-                          ": ";
+    std::string message =
+        id + " cannot reach ε = " + formatNumber(target, 6) + " at σ = " + formatNumber(r.sigma, 6) + ": ";
     if (m_trend == EtaTrend::kConstant) {
       message += "ε = " + formatNumber(m_epsilonMin, 6) + " at every η. " + m_trendNote + ".";
     } else {
@@ -484,9 +496,12 @@ Result<StepSizeRange> EtaScanner::forTarget(double target) const {
   std::string note = m_trendNote + ". ";
   auto endText = [&](const EtaBound& b) {
     switch (b.kind) {
-      case EtaBoundKind::kKnobRange: return std::string("the end of the η range");
-      case EtaBoundKind::kAssumption: return std::string("the analysis' step-size limit");
-      case EtaBoundKind::kTarget: return std::string("the target");
+      case EtaBoundKind::kKnobRange:
+        return std::string("the end of the η range");
+      case EtaBoundKind::kAssumption:
+        return std::string("the analysis' step-size limit");
+      case EtaBoundKind::kTarget:
+        return std::string("the target");
     }
     return std::string();
   };
@@ -557,8 +572,8 @@ Result<StepSizeScan> stepSizesForTargets(const Accountant& accountant, const Par
 
 Result<StepSizeRange> stepSizesForTarget(const Accountant& accountant, const Params& params, double targetEpsilon,
                                          const EpsilonOptions& options) {
-  Result<StepSizeScan> scan = stepSizesForTargets(accountant, params, std::span<const double>(&targetEpsilon, 1),
-                                                  options);
+  Result<StepSizeScan> scan =
+      stepSizesForTargets(accountant, params, std::span<const double>(&targetEpsilon, 1), options);
   if (!scan) return scan.status();
   return std::move(scan->targets.front());
 }

@@ -22,18 +22,18 @@
 namespace dpx::core::accounting {
 
 struct StepSizeLimit {
-  std::string id;     // "sgld_lsi", "sgld_utility", "cyclic", "outpert", "outpert_optimal", "sgmcmc_upper", "sgmcmc_lower"
-  std::string label;  // "η < 1/β (Ryffel et al. 2022, Lemma 3.3)"
+  std::string id;  // "sgld_lsi", "sgld_utility", "cyclic", "outpert", "outpert_optimal", "sgmcmc_upper", "sgmcmc_lower"
+  std::string label;     // "η < 1/β (Ryffel et al. 2022, Lemma 3.3)"
   std::string relation;  // "<", "<=", ">", "="
   double eta;
 };
 
 struct StepSizeAnalysis {
   double targetEpsilon;
-  double exactFixed;          // largest constant η
+  double exactFixed;           // largest constant η
   double exactDecreasingEta1;  // largest η₁ of η₁t^{−1/3}
-  double sigmaFixed;          // noise multiplier at exactFixed
-  double sigmaDecreasing1;    // σ₁ at exactDecreasingEta1
+  double sigmaFixed;           // noise multiplier at exactFixed
+  double sigmaDecreasing1;     // σ₁ at exactDecreasingEta1
   double c;
   double c2;
   double liFixed;
@@ -58,9 +58,9 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& params, double targetEpsi
 // The exact SG-MCMC answers alone (no ε at the current η, no closed forms): what the step-size
 // chart needs at every target ε.
 struct SgmcmcExactSteps {
-  double fixed;            // largest constant η
-  double decreasingEta1;   // largest η₁ of η₁t^{−1/3}
-  double sigmaFixed;       // σ_eff at `fixed`
+  double fixed;             // largest constant η
+  double decreasingEta1;    // largest η₁ of η₁t^{−1/3}
+  double sigmaFixed;        // σ_eff at `fixed`
   double sigmaDecreasing1;  // σ₁ at `decreasingEta1`
 };
 Result<SgmcmcExactSteps> sgmcmcExactSteps(const Params& params, double targetEpsilon,
@@ -152,7 +152,7 @@ struct StepSizeScan {
   EtaTrend trend = EtaTrend::kConstant;
   std::string trendNote;  // why ε moves with η (or does not), in words, citing the analysis
   std::vector<EtaLimit> limits;
-  double etaLow = 0.0, etaHigh = 0.0;  // the smallest and largest η where the analysis applies
+  double etaLow = 0.0, etaHigh = 0.0;         // the smallest and largest η where the analysis applies
   double epsilonMin = 0.0, epsilonMax = 0.0;  // ε over those η
   std::vector<Violation> otherViolations;
   std::vector<Result<StepSizeRange>> targets;  // one per target asked for, in order

@@ -1,12 +1,12 @@
 #include "accounting/stepsize_chart.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <mutex>
 #include <utility>
-
-#include <tbb/parallel_for.h>
 
 #include "accounting/cyclic_accountant.h"
 #include "accounting/sgld_accountant.h"
@@ -122,17 +122,31 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
   chart.referenceEpsilon = referenceEpsilon;
   chart.limits = stepSizeLimits(params);
 
-  StepSizeChartCurve exactFixed{"exact_fixed", "exact, fixed η (rdp)", "sgmcmc", {}, {}, false, false,
+  StepSizeChartCurve exactFixed{"exact_fixed",
+                                "exact, fixed η (rdp)",
+                                "sgmcmc",
+                                {},
+                                {},
+                                false,
+                                false,
                                 "largest constant η whose SGLD run (Li, Chen, Liu & Carin 2019, Alg. 1; "
                                 "σ_eff = τ/(L√(ηN))) has rdp ε ≤ target"};
-  StepSizeChartCurve exactDecreasing{"exact_decreasing", "exact, η₁ of η₁t^(−1/3)", "sgmcmc", {}, {}, false, false,
+  StepSizeChartCurve exactDecreasing{"exact_decreasing",
+                                     "exact, η₁ of η₁t^(−1/3)",
+                                     "sgmcmc",
+                                     {},
+                                     {},
+                                     false,
+                                     false,
                                      "largest first step η₁ of the decreasing schedule η₁t^(−1/3) whose run has rdp "
                                      "ε ≤ target (heterogeneous composition)"};
   StepSizeChartCurve liFixed{"li_fixed", "Li et al. Thm 4 (c fixed)", "sgmcmc", {}, {}, true, false, {}};
-  StepSizeChartCurve liDecreasing{"li_decreasing", "Li et al. Thm 3 at t = 1 (c₂ fixed)", "sgmcmc", {}, {}, true,
-                                  false, {}};
-  StepSizeChartCurve wang{"wang", "Wang et al. 2015", "", {}, {}, true, false,
-                          "Wang, Fienberg & Smola 2015: η < ε²N / (128 L² T log(2.5T/δ) log(2/δ))"};
+  StepSizeChartCurve liDecreasing{
+      "li_decreasing", "Li et al. Thm 3 at t = 1 (c₂ fixed)", "sgmcmc", {}, {}, true, false, {}};
+  StepSizeChartCurve wang{"wang", "Wang et al. 2015",
+                          "",     {},
+                          {},     true,
+                          false,  "Wang, Fienberg & Smola 2015: η < ε²N / (128 L² T log(2.5T/δ) log(2/δ))"};
 
   // The exact SG-MCMC searches (a heterogeneous composition per step tried, seconds each when
   // σ₁ < 0.5) are independent: one task per target, the reference ε last, spread over the cores.
@@ -161,16 +175,21 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
     const double c2 = liConstantDecreasing(params, referenceEpsilon, reference->sigmaDecreasing1);
     liFixed.note = "closed form ε²N/(c²L²T log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 4, with c = " + num(c) +
                    " derived from the exact fixed step at the reference ε = " + num(referenceEpsilon);
-    liDecreasing.note = "closed form ε²N/(c₂²L²T^(2/3) log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 3 (first step, "
-                        "t = 1), with c₂ = " + num(c2) + " derived from the exact decreasing schedule at the reference "
-                        "ε = " + num(referenceEpsilon);
+    liDecreasing.note =
+        "closed form ε²N/(c₂²L²T^(2/3) log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 3 (first step, "
+        "t = 1), with c₂ = " +
+        num(c2) +
+        " derived from the exact decreasing schedule at the reference "
+        "ε = " +
+        num(referenceEpsilon);
     for (double eps : targets) {
       addPoint(liFixed, eps, liFixedStepSize(params, eps, c));
       addPoint(liDecreasing, eps, liDecreasingStepSize(params, eps, c2));
     }
   } else {
-    const std::string why = "c and c₂ are derived from the exact answers at the reference ε = " +
-                            num(referenceEpsilon) + ", which has none: " + reference.status().message();
+    const std::string why =
+        "c and c₂ are derived from the exact answers at the reference ε = " + num(referenceEpsilon) +
+        ", which has none: " + reference.status().message();
     liFixed.note = "Li, Chen, Liu & Carin 2019, Thm 4: " + why;
     liDecreasing.note = "Li, Chen, Liu & Carin 2019, Thm 3: " + why;
   }
@@ -192,7 +211,7 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
   const SgldAccountant sgld;
   const CyclicAccountant cyclic;
   const std::pair<const Accountant*, const char*> analyses[] = {{&sgld, "Ryffel et al. Thm 3.1"},
-                                                                 {&cyclic, "Kong & Ribero Thm 4.5"}};
+                                                                {&cyclic, "Kong & Ribero Thm 4.5"}};
   const double share = (1.0 - kSgmcmcShare) / std::size(analyses);
   for (std::size_t k = 0; k < std::size(analyses); ++k) {
     StepSizeControl sub;

@@ -27,9 +27,9 @@ struct StepSizeChartCurve {
   std::string accountant;  // "sgmcmc", "sgld", "cyclic"; "" for Wang et al. (no accountant of its own)
   std::vector<double> epsilon;  // x: target ε
   std::vector<double> eta;      // y: the step size for that target
-  bool dashed = false;     // a closed form or a reference, not an exact answer
-  bool greyed = false;     // assumptions that do not involve η fail for this run (the note says which)
-  std::string note;        // tooltip: what the curve is and where it has no point, and why
+  bool dashed = false;          // a closed form or a reference, not an exact answer
+  bool greyed = false;          // assumptions that do not involve η fail for this run (the note says which)
+  std::string note;             // tooltip: what the curve is and where it has no point, and why
 };
 
 struct StepSizeChart {

@@ -1,5 +1,6 @@
 #include "accounting/subsampled_gaussian_rdp.h"
 
+#include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -8,8 +9,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "common/format.h"
 #include "numerics/special_functions.h"
@@ -94,8 +93,7 @@ Result<double> fractionalOrderLogA(double q, double sigma, double alpha) {
       logA1 = logAddExp(logA1, logS1);
     } else {
       if (logS0 > logA0 || logS1 > logA1) {
-        return Status::numericalIssue("the fractional-order RDP series lost positivity at α = " +
-                                      formatNumber(alpha));
+        return Status::numericalIssue("the fractional-order RDP series lost positivity at α = " + formatNumber(alpha));
       }
       logA0 = logSubExp(logA0, logS0);
       logA1 = logSubExp(logA1, logS1);
@@ -111,9 +109,7 @@ Result<double> fractionalOrderLogA(double q, double sigma, double alpha) {
 
 struct Key {
   double q, sigma, alpha;
-  bool operator==(const Key& o) const {
-    return std::memcmp(this, &o, sizeof(Key)) == 0;
-  }
+  bool operator==(const Key& o) const { return std::memcmp(this, &o, sizeof(Key)) == 0; }
 };
 
 struct KeyHash {
@@ -130,7 +126,8 @@ struct KeyHash {
 }  // namespace
 
 Result<double> subsampledGaussianRdp(double q, double sigma, double alpha) {
-  if (!(q > 0.0 && q <= 1.0)) return Status::invalidArgument("sampling rate q = " + formatNumber(q) + " is not in (0, 1]");
+  if (!(q > 0.0 && q <= 1.0))
+    return Status::invalidArgument("sampling rate q = " + formatNumber(q) + " is not in (0, 1]");
   if (!(sigma > 0.0) || !std::isfinite(sigma)) {
     return Status::invalidArgument("noise multiplier σ = " + formatNumber(sigma) + " must be > 0");
   }

@@ -130,8 +130,7 @@ class RenyiConstraints {
     const double y = std::exp(logY);
     const double d = m_1mX - y;  // likelihood ratios (1−x)/y = 1 + d/y and x/(1−y) = 1 − d/(1−y)
     if (std::fabs(d) <= 0.5 * std::min(y, 1.0 - y)) {
-      return std::log1p(y * powerExcess(m_alpha, d / y) + (1.0 - y) * powerExcess(m_alpha, -d / (1.0 - y))) -
-             m_scaled;
+      return std::log1p(y * powerExcess(m_alpha, d / y) + (1.0 - y) * powerExcess(m_alpha, -d / (1.0 - y))) - m_scaled;
     }
     return numerics::logAddExp(m_alpha * m_log1mX + (1.0 - m_alpha) * logY,
                                m_alpha * m_logX + (1.0 - m_alpha) * std::log1p(-y)) -

@@ -3,13 +3,12 @@
 #include "audit/epsilon_lower_bound.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
-#include <numeric>
-
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "common/format.h"
 #include "numerics/root_finding.h"
@@ -161,7 +160,8 @@ std::int64_t correctGuesses(std::span<const double> scores, std::span<const std:
   const std::vector<std::size_t> order = rankByScore(scores);
   const auto m = static_cast<std::int64_t>(order.size());
   std::int64_t correct = 0;
-  for (std::int64_t i = 0; i < std::min(rule.kPlus, m); ++i) correct += members[order[static_cast<std::size_t>(i)]] ? 1 : 0;
+  for (std::int64_t i = 0; i < std::min(rule.kPlus, m); ++i)
+    correct += members[order[static_cast<std::size_t>(i)]] ? 1 : 0;
   for (std::int64_t i = std::max<std::int64_t>(0, m - rule.kMinus); i < m; ++i) {
     correct += members[order[static_cast<std::size_t>(i)]] ? 0 : 1;
   }

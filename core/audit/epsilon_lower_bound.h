@@ -40,8 +40,7 @@ Result<double> oneRunPValue(std::int64_t m, std::int64_t r, std::int64_t v, doub
 // The largest ε with oneRunPValue(m, r, v, ε, δ) ≤ 1 − confidence; 0 when even ε = 0 is not
 // rejected. confidence ∈ (0, 1) is the level of this single test (no multiple-testing
 // correction). Found by TOMS 748 on a bracket, then taken on the rejected side.
-Result<double> oneRunEpsilonLowerBound(std::int64_t m, std::int64_t r, std::int64_t v, double delta,
-                                       double confidence);
+Result<double> oneRunEpsilonLowerBound(std::int64_t m, std::int64_t r, std::int64_t v, double delta, double confidence);
 
 // A guess rule: IN for the kPlus highest scores, OUT for the kMinus lowest.
 struct GuessRule {
@@ -86,11 +85,11 @@ double epsilonFromErrorRates(double fpr, double fnr, double delta);
 Result<double> clopperPearsonUpper(std::int64_t successes, std::int64_t trials, double confidence);
 
 struct SplitBound {
-  double epsilon = 0.0;        // lower bound estimate at the family-wise confidence
-  double threshold = 0.0;      // guess IN when score ≥ threshold (chosen on the selection half)
-  double fpr = 0.0;            // empirical rates on the evaluation half
+  double epsilon = 0.0;    // lower bound estimate at the family-wise confidence
+  double threshold = 0.0;  // guess IN when score ≥ threshold (chosen on the selection half)
+  double fpr = 0.0;        // empirical rates on the evaluation half
   double fnr = 0.0;
-  double fprUpper = 1.0;       // their Clopper–Pearson upper bounds
+  double fprUpper = 1.0;  // their Clopper–Pearson upper bounds
   double fnrUpper = 1.0;
   std::int64_t positives = 0;  // evaluation half: members
   std::int64_t negatives = 0;  // evaluation half: non-members

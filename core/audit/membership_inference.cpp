@@ -3,15 +3,15 @@
 // ε lower bounds (see membership_inference.h and epsilon_lower_bound.h).
 #include "audit/membership_inference.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <numbers>
 #include <sstream>
-
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "accounting/registry.h"
 #include "common/format.h"
@@ -160,7 +160,7 @@ class ProgressMeter {
 
 struct ModelOutcome {
   Status status;
-  std::vector<double> phi;  // on the audited records
+  std::vector<double> phi;               // on the audited records
   std::optional<TrainingResult> result;  // kept for the target only
 };
 
@@ -173,7 +173,8 @@ Status validate(const AuditConfig& config, const TrainTestSplit* data) {
   if (config.shadowModels < 1 || config.shadowModels > kMaxShadowModels) {
     return Status::invalidArgument("shadow models = " + std::to_string(config.shadowModels) +
                                    " is out of range: --shadow-models (reference models of the likelihood-ratio "
-                                   "attack) must be in [1, " + std::to_string(kMaxShadowModels) + "]");
+                                   "attack) must be in [1, " +
+                                   std::to_string(kMaxShadowModels) + "]");
   }
   if (!(config.confidence >= 0.5 && config.confidence < 1.0)) {
     return Status::invalidArgument("confidence = " + formatNumber(config.confidence) +
@@ -289,8 +290,9 @@ std::vector<double> liraScores(std::span<const double> targetPhi, const std::vec
     for (int k = 0; k < 2; ++k) {
       const Side& s = side[k];
       const double mean = s.count[i] > 0 ? s.mean[i] : s.globalMean;
-      const double variance =
-          s.count[i] >= 2 ? std::max(s.m2[i] / static_cast<double>(s.count[i] - 1), kMinimumVariance) : s.pooledVariance;
+      const double variance = s.count[i] >= 2
+                                  ? std::max(s.m2[i] / static_cast<double>(s.count[i] - 1), kMinimumVariance)
+                                  : s.pooledVariance;
       logLikelihood[k] = logGaussian(targetPhi[i], mean, variance);
     }
     scores[i] = logLikelihood[1] - logLikelihood[0];
@@ -388,9 +390,7 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
     };
     {
       tbb::task_arena arena(base.threads > 0 ? base.threads : tbb::task_arena::automatic);
-      arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, jobs, [&](std::size_t job) { train(job); });
-      });
+      arena.execute([&] { tbb::parallel_for(std::size_t{0}, jobs, [&](std::size_t job) { train(job); }); });
     }
     if (cancelRequested()) return Status::cancelled("audit cancelled");
     for (const ModelOutcome& o : outcomes) {
@@ -463,16 +463,19 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
                          " tests (guess rules x attacks), Bonferroni";
 
     std::vector<std::string>& notes = report.notes;
-    notes.push_back("each of the " + std::to_string(poolSize) + " pooled records was included with probability 1/2: "
-                    "the target trained on " + std::to_string(report.targetRecords) + "; " +
-                    std::to_string(audited) + " audited (" + (config.canaries > 0 ? "the canaries" : "the whole pool") +
-                    "), " + std::to_string(report.auditedMembers) + " of them members");
+    notes.push_back("each of the " + std::to_string(poolSize) +
+                    " pooled records was included with probability 1/2: "
+                    "the target trained on " +
+                    std::to_string(report.targetRecords) + "; " + std::to_string(audited) + " audited (" +
+                    (config.canaries > 0 ? "the canaries" : "the whole pool") + "), " +
+                    std::to_string(report.auditedMembers) + " of them members");
     notes.push_back("one-run bound: m = " + std::to_string(audited) + " audited records, significance " +
                     formatNumber(1.0 - config.confidence) + " split over " + std::to_string(any.tests) +
                     " tests (each at confidence " + formatNumber(any.testConfidence, 6) + ")");
-    notes.push_back("epsilon_lower_bound_cp: Clopper-Pearson on a held-out half with the threshold chosen on the "
-                    "other half; the records share one training run, so they are not independent trials and this "
-                    "is an estimate, not a bound");
+    notes.push_back(
+        "epsilon_lower_bound_cp: Clopper-Pearson on a held-out half with the threshold chosen on the "
+        "other half; the records share one training run, so they are not independent trials and this "
+        "is an estimate, not a bound");
     if (members.empty() || report.auditedMembers == 0 || report.auditedMembers == audited) {
       notes.push_back("all audited records fell on one side (IN or OUT): the ROC is degenerate; use more records");
     }
@@ -482,12 +485,14 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
     }
     if (const accounting::Accountant* acc = accounting::findAccountant(report.accountant);
         acc && acc->assumptions().neighbouring == Neighbouring::kReplaceOne) {
-      notes.push_back(report.accountant + " proves ε for replace-one neighbours, while the audit's IN/OUT game adds "
+      notes.push_back(report.accountant +
+                      " proves ε for replace-one neighbours, while the audit's IN/OUT game adds "
                       "or removes records: the comparison is indicative, not a theorem");
     }
     if (!report.training.run.violations.empty()) {
-      notes.push_back("the target run violates assumptions of its accountant, so its ε may not be a valid upper "
-                      "bound (see violations)");
+      notes.push_back(
+          "the target run violates assumptions of its accountant, so its ε may not be a valid upper "
+          "bound (see violations)");
     }
     report.accountantEpsilons = accountantEpsilons(report.training);
     flagContradiction(report);
@@ -619,8 +624,9 @@ std::string describeAudit(const AuditReport& report) {
       << " shadow models, " << report.auditedRecords << " audited records ("
       << (report.canaries > 0 ? std::to_string(report.canaries) + " canaries" : std::string("the whole pool")) << ", "
       << report.auditedMembers << " members), " << formatNumber(report.seconds, 4) << " s\n";
-  out << "target run: " << report.targetRecords << " records, test accuracy " << formatNumber(100 * t.finalTestAccuracy, 4)
-      << "%, train " << formatNumber(100 * t.finalTrainAccuracy, 4) << "%\n";
+  out << "target run: " << report.targetRecords << " records, test accuracy "
+      << formatNumber(100 * t.finalTestAccuracy, 4) << "%, train " << formatNumber(100 * t.finalTrainAccuracy, 4)
+      << "%\n";
   for (const AttackReport& a : report.attacks) {
     out << "  " << a.name << ": AUC " << formatNumber(a.auc, 4) << ", TPR " << formatNumber(a.tprAtFpr1e3, 4)
         << " at FPR 0.001, " << formatNumber(a.tprAtFpr1e2, 4) << " at FPR 0.01; one-run ε ≥ "
@@ -630,8 +636,8 @@ std::string describeAudit(const AuditReport& report) {
   out << "empirical ε ≥ " << formatNumber(report.epsilonLowerBound, 6) << " at δ = " << formatNumber(report.delta)
       << " with confidence " << formatNumber(report.confidence) << " (" << report.boundMethod << ")\n";
   if (report.epsilonUpperBound) {
-    out << "proven ε ≤ " << formatNumber(*report.epsilonUpperBound, 6) << " (" << report.accountant << "): "
-        << (report.contradiction ? "CONTRADICTED" : "consistent with the audit") << "\n";
+    out << "proven ε ≤ " << formatNumber(*report.epsilonUpperBound, 6) << " (" << report.accountant
+        << "): " << (report.contradiction ? "CONTRADICTED" : "consistent with the audit") << "\n";
     for (const AccountantEpsilon& a : report.accountantEpsilons) {
       if (a.accountant == report.accountant) continue;
       out << "  " << a.accountant << ": ε " << (a.kind == accounting::BoundKind::kUpper ? "≤ " : "≈ ")

@@ -97,15 +97,15 @@ struct AuditReport {
   // Every accountant of the mechanism at the run's δ (the run's own first); the audit is checked
   // against the smallest applicable upper bound among them and the run's own ε.
   std::vector<AccountantEpsilon> accountantEpsilons;
-  bool contradiction = false;               // epsilonLowerBound > the smallest proven upper bound
-  std::string message;                      // the loud one when contradiction, else empty
-  std::int64_t poolSize = 0;        // training records + canaries
+  bool contradiction = false;  // epsilonLowerBound > the smallest proven upper bound
+  std::string message;         // the loud one when contradiction, else empty
+  std::int64_t poolSize = 0;   // training records + canaries
   std::int64_t canaries = 0;
   std::int64_t auditedRecords = 0;  // canaries if any, else the pool
   std::int64_t auditedMembers = 0;  // audited records in the target run
   std::int64_t targetRecords = 0;   // records the target was trained on
   int shadowModels = 0;
-  std::vector<std::string> notes;   // what was decided and why (caveats included)
+  std::vector<std::string> notes;  // what was decided and why (caveats included)
   double seconds = 0.0;
 };
 

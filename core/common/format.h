@@ -1,4 +1,5 @@
-// Number formatting shared by the CLI, reports and the GUI: 10 significant digits, as the `dpx` JSON contract fixes them.
+// Number formatting shared by the CLI, reports and the GUI: 10 significant digits, as the `dpx` JSON contract fixes
+// them.
 #pragma once
 
 #include <string>

@@ -9,7 +9,6 @@
 namespace dpx::core {
 namespace {
 
-
 // The knob ranges of the specification (../shared/SPEC.md). β, w, M and D have no GUI range there;
 // the bounds below keep every formula finite and are wide enough for any real loss (β of a logistic
 // loss on ‖x‖ ≤ 1 is ≤ 1 + λ).
@@ -55,16 +54,18 @@ constexpr std::array<KnobInfo, 13> kKnobs{{
 
 }  // namespace
 
-std::string_view scheduleName(Schedule schedule) {
-  return schedule == Schedule::kConstant ? "constant" : "decreasing";
-}
+std::string_view scheduleName(Schedule schedule) { return schedule == Schedule::kConstant ? "constant" : "decreasing"; }
 
 std::string_view samplingName(Sampling sampling) {
   switch (sampling) {
-    case Sampling::kPoisson: return "poisson";
-    case Sampling::kUniform: return "uniform";
-    case Sampling::kCyclic: return "cyclic";
-    case Sampling::kShuffle: return "shuffle";
+    case Sampling::kPoisson:
+      return "poisson";
+    case Sampling::kUniform:
+      return "uniform";
+    case Sampling::kCyclic:
+      return "cyclic";
+    case Sampling::kShuffle:
+      return "shuffle";
   }
   return "poisson";
 }
@@ -106,19 +107,32 @@ const KnobInfo* findKnob(std::string_view key) {
 
 double knobValue(const Params& p, Knob knob) {
   switch (knob) {
-    case Knob::kN: return static_cast<double>(p.n);
-    case Knob::kM: return static_cast<double>(p.m);
-    case Knob::kSigma: return p.sigma;
-    case Knob::kEta: return p.eta;
-    case Knob::kK: return static_cast<double>(p.K);
-    case Knob::kAlpha: return p.alpha;
-    case Knob::kDelta: return p.delta;
-    case Knob::kL: return p.L;
-    case Knob::kLambda: return p.lambda;
-    case Knob::kBeta: return p.beta;
-    case Knob::kW: return p.w;
-    case Knob::kCurvatureM: return p.M;
-    case Knob::kD: return p.D;
+    case Knob::kN:
+      return static_cast<double>(p.n);
+    case Knob::kM:
+      return static_cast<double>(p.m);
+    case Knob::kSigma:
+      return p.sigma;
+    case Knob::kEta:
+      return p.eta;
+    case Knob::kK:
+      return static_cast<double>(p.K);
+    case Knob::kAlpha:
+      return p.alpha;
+    case Knob::kDelta:
+      return p.delta;
+    case Knob::kL:
+      return p.L;
+    case Knob::kLambda:
+      return p.lambda;
+    case Knob::kBeta:
+      return p.beta;
+    case Knob::kW:
+      return p.w;
+    case Knob::kCurvatureM:
+      return p.M;
+    case Knob::kD:
+      return p.D;
   }
   return 0.0;
 }
@@ -132,19 +146,45 @@ void setKnobValue(Params& p, Knob knob, double value) {
     return static_cast<std::int64_t>(std::llround(v));
   };
   switch (knob) {
-    case Knob::kN: p.n = toInt(value); break;
-    case Knob::kM: p.m = toInt(value); break;
-    case Knob::kSigma: p.sigma = value; break;
-    case Knob::kEta: p.eta = value; break;
-    case Knob::kK: p.K = toInt(value); break;
-    case Knob::kAlpha: p.alpha = value; break;
-    case Knob::kDelta: p.delta = value; break;
-    case Knob::kL: p.L = value; break;
-    case Knob::kLambda: p.lambda = value; break;
-    case Knob::kBeta: p.beta = value; break;
-    case Knob::kW: p.w = value; break;
-    case Knob::kCurvatureM: p.M = value; break;
-    case Knob::kD: p.D = value; break;
+    case Knob::kN:
+      p.n = toInt(value);
+      break;
+    case Knob::kM:
+      p.m = toInt(value);
+      break;
+    case Knob::kSigma:
+      p.sigma = value;
+      break;
+    case Knob::kEta:
+      p.eta = value;
+      break;
+    case Knob::kK:
+      p.K = toInt(value);
+      break;
+    case Knob::kAlpha:
+      p.alpha = value;
+      break;
+    case Knob::kDelta:
+      p.delta = value;
+      break;
+    case Knob::kL:
+      p.L = value;
+      break;
+    case Knob::kLambda:
+      p.lambda = value;
+      break;
+    case Knob::kBeta:
+      p.beta = value;
+      break;
+    case Knob::kW:
+      p.w = value;
+      break;
+    case Knob::kCurvatureM:
+      p.M = value;
+      break;
+    case Knob::kD:
+      p.D = value;
+      break;
   }
 }
 
@@ -167,11 +207,11 @@ std::string knobRequirement(const KnobInfo& info) {
 Status validateKnob(Knob knob, double value) {
   const KnobInfo& info = knobInfo(knob);
   const bool aboveMin = info.minInclusive ? value >= info.min : value > info.min;
-  const bool ok = std::isfinite(value) && aboveMin && value <= info.max &&
-                  (!info.integer || value == std::floor(value));
+  const bool ok =
+      std::isfinite(value) && aboveMin && value <= info.max && (!info.integer || value == std::floor(value));
   if (ok) return Status::ok();
-  return Status::invalidArgument(std::string(info.key) + " = " + formatNumber(value) + " is out of range: " +
-                                 knobRequirement(info));
+  return Status::invalidArgument(std::string(info.key) + " = " + formatNumber(value) +
+                                 " is out of range: " + knobRequirement(info));
 }
 
 Status Params::validate() const {

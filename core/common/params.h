@@ -18,8 +18,8 @@ enum class Schedule { kConstant, kDecreasing };
 enum class Sampling { kPoisson, kUniform, kCyclic, kShuffle };
 enum class Neighbouring { kAddRemove, kReplaceOne };
 
-std::string_view scheduleName(Schedule schedule);        // "constant" | "decreasing"
-std::string_view samplingName(Sampling sampling);        // "poisson" | "uniform" | "cyclic" | "shuffle"
+std::string_view scheduleName(Schedule schedule);          // "constant" | "decreasing"
+std::string_view samplingName(Sampling sampling);          // "poisson" | "uniform" | "cyclic" | "shuffle"
 std::string_view neighbouringName(Neighbouring relation);  // "add-remove" | "replace-one"
 std::optional<Schedule> parseSchedule(std::string_view text);
 std::optional<Sampling> parseSampling(std::string_view text);
@@ -73,9 +73,9 @@ struct KnobInfo {
   double max;
   bool minInclusive;
   bool integer;
-  bool logScale;       // the GUI slider is logarithmic
+  bool logScale;         // the GUI slider is logarithmic
   int privateDirection;  // +1: larger is more private, −1: smaller is more private, 0: neither
-  const char* lesson;  // tooltip: what it is, who reads it, how it moves ε
+  const char* lesson;    // tooltip: what it is, who reads it, how it moves ε
 };
 
 std::span<const KnobInfo> knobInfos();

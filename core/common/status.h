@@ -31,9 +31,7 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : m_code(code), m_message(std::move(message)) {}
 
   static Status ok() { return {}; }
-  static Status invalidArgument(std::string message) {
-    return {StatusCode::kInvalidArgument, std::move(message)};
-  }
+  static Status invalidArgument(std::string message) { return {StatusCode::kInvalidArgument, std::move(message)}; }
   static Status notApplicable(std::string message) { return {StatusCode::kNotApplicable, std::move(message)}; }
   static Status numericalIssue(std::string message) { return {StatusCode::kNumericalIssue, std::move(message)}; }
   static Status noConvergence(std::string message) { return {StatusCode::kNoConvergence, std::move(message)}; }
@@ -64,7 +62,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : m_data(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : m_data(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : m_data(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(m_data).isOk() && "a Result holding a status must hold an error");
   }
@@ -101,19 +99,19 @@ class [[nodiscard]] Result {
 }  // namespace dpx::core
 
 // Propagate a failed Status/Result from the current function.
-#define DPX_RETURN_IF_ERROR(expr)                          \
-  do {                                                     \
-    if (auto dpx_status_ = (expr); !dpx_status_.isOk()) {  \
-      return ::dpx::core::Status(dpx_status_.status());    \
-    }                                                      \
+#define DPX_RETURN_IF_ERROR(expr)                         \
+  do {                                                    \
+    if (auto dpx_status_ = (expr); !dpx_status_.isOk()) { \
+      return ::dpx::core::Status(dpx_status_.status());   \
+    }                                                     \
   } while (false)
 
 // `lhs = value of expr`, or return its failed status from the current function:
 //   DPX_ASSIGN_OR_RETURN(const double sigma, calibrate(...));
 //   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser));
 #define DPX_ASSIGN_OR_RETURN(lhs, expr) DPX_ASSIGN_OR_RETURN_IMPL_(DPX_STATUS_CONCAT_(dpx_result_, __LINE__), lhs, expr)
-#define DPX_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr)       \
-  auto result = (expr);                                     \
+#define DPX_ASSIGN_OR_RETURN_IMPL_(result, lhs, expr)              \
+  auto result = (expr);                                            \
   if (!result.isOk()) return ::dpx::core::Status(result.status()); \
   lhs = std::move(result).value()
 #define DPX_STATUS_CONCAT_(a, b) DPX_STATUS_CONCAT_INNER_(a, b)

@@ -3,14 +3,13 @@
 // no exception may cross the core API.
 #pragma once
 
+#include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
-
-#include <boost/math/tools/minima.hpp>
-#include <boost/math/tools/roots.hpp>
-#include <boost/math/tools/toms748_solve.hpp>
 
 #include "common/status.h"
 
@@ -51,8 +50,7 @@ Result<Bracket> findRootBracket(F&& f, double lo, double hi, const RootOptions& 
     return std::fabs(a - b) <= std::max(abs, rel * std::min(std::fabs(a), std::fabs(b)));
   };
   try {
-    const std::pair<double, double> r =
-        boost::math::tools::toms748_solve(f, lo, hi, flo, fhi, tolerance, iterations);
+    const std::pair<double, double> r = boost::math::tools::toms748_solve(f, lo, hi, flo, fhi, tolerance, iterations);
     if (iterations >= options.maxIterations && !tolerance(r.first, r.second)) {
       return Status::noConvergence("TOMS 748 did not converge in " + std::to_string(options.maxIterations) +
                                    " iterations");

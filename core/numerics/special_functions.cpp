@@ -1,11 +1,10 @@
 #include "numerics/special_functions.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+#include <limits>
 
 namespace dpx::core::numerics {
 namespace {

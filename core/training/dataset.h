@@ -12,14 +12,13 @@
 // refused before anything is allocated. Parsers never throw and never crash on any input.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "common/status.h"
 

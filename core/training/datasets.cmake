@@ -1,7 +1,7 @@
-# The dataset loaders (core/training/dataset.h) and the datasets embedded in dpx_core.
+# The datasets embedded in dpx_core.
 #
-# Included by core/CMakeLists.txt, this file adds the loader sources and, for each gzipped CSV in
-# resources/datasets/, a build step that turns it into a C++ source holding its bytes, so the
+# Included by core/CMakeLists.txt, this file adds, for each gzipped CSV in resources/datasets/, a
+# build step that turns it into a C++ source holding its bytes, so the
 # built-in datasets need no file at run time and nothing is downloaded. The same file is the
 # script of that build step (run with `cmake -P`), which keeps the generator next to its only use.
 
@@ -42,14 +42,6 @@ std::span<const std::uint8_t> ${FUNCTION}() { return {kData, kSize}; }
   file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")
   return()
 endif()
-
-target_sources(dpx_core PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/builtin_datasets.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/csv_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/dataset_loaders.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/dataset_parsing.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/idx_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/libsvm_loader.cpp)
 
 set(dpx_dataset_resources ${PROJECT_SOURCE_DIR}/resources/datasets)
 set(dpx_dataset_generated ${CMAKE_CURRENT_BINARY_DIR}/generated/datasets)

@@ -1,13 +1,13 @@
 #include "training/frontier.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <thread>
-
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "common/format.h"
 
@@ -73,11 +73,13 @@ class FrontierRunner {
     const auto start = std::chrono::steady_clock::now();
     buildCells();
     m_total = static_cast<std::int64_t>(m_cells.size()) * m_request.seeds;
-    const int threads = m_request.base.threads > 0 ? m_request.base.threads
-                                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = m_request.base.threads > 0
+                            ? m_request.base.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     tbb::task_arena arena(threads);
     arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, m_cells.size(), [&](std::size_t i) { runCell(m_cells[i]); }, tbb::simple_partitioner());
+      tbb::parallel_for(
+          std::size_t{0}, m_cells.size(), [&](std::size_t i) { runCell(m_cells[i]); }, tbb::simple_partitioner());
     });
     m_result.cancelled = m_cancel && m_cancel->load();
     m_result.runs = m_done.load();

@@ -28,10 +28,10 @@ struct FrontierRequest {
   // Knobs, epochs, first seed, threads and accountant of every run; targetEpsilon is ignored.
   TrainerConfig base;
   FrontierVary vary = FrontierVary::kEpsilon;
-  std::vector<double> epsilons;     // targets (vary ε); with vary epochs only the first is used
-  std::vector<double> epochsList;   // vary epochs: the epochs of each point
-  int seeds = 3;                    // runs per point: seeds base.seed, base.seed + 1, …
-  bool nonPrivateCeiling = true;    // also train sgd (same epochs, same seeds)
+  std::vector<double> epsilons;    // targets (vary ε); with vary epochs only the first is used
+  std::vector<double> epochsList;  // vary epochs: the epochs of each point
+  int seeds = 3;                   // runs per point: seeds base.seed, base.seed + 1, …
+  bool nonPrivateCeiling = true;   // also train sgd (same epochs, same seeds)
 };
 
 struct FrontierPoint {

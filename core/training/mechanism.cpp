@@ -17,8 +17,8 @@ constexpr std::array<MechanismInfo, 6> kInfos{{
      kSgldAccountants, "Ryffel, Bach & Pointcheval 2022, Alg. 1"},
     {Mechanism::kDpSgd, "dp-sgd", "DP-SGD (Poisson, clipped)", Sampling::kPoisson, true, false, kDpSgdAccountants,
      "Abadi et al. 2016; Bu, Dong, Long & Su 2020, NoisySGD"},
-    {Mechanism::kCyclic, "cyclic", "Cyclic DP-SGD (last iterate)", Sampling::kCyclic, false, true,
-     kCyclicAccountants, "Kong & Ribero 2024"},
+    {Mechanism::kCyclic, "cyclic", "Cyclic DP-SGD (last iterate)", Sampling::kCyclic, false, true, kCyclicAccountants,
+     "Kong & Ribero 2024"},
     {Mechanism::kOutpert, "outpert", "Output perturbation", Sampling::kShuffle, false, true, kOutpertAccountants,
      "Chen, Lee & Kifer 2019, Prop. 2 and 3"},
     {Mechanism::kSgldPosterior, "sgld-posterior", "SGLD posterior sampling", Sampling::kPoisson, true, false,
@@ -26,7 +26,7 @@ constexpr std::array<MechanismInfo, 6> kInfos{{
     {Mechanism::kSgd, "sgd", "SGD (not private)", Sampling::kShuffle, false, true, {}, "non-private baseline"},
 }};
 
-constexpr std::array<Mechanism, 6> kAll{Mechanism::kDpSgld, Mechanism::kDpSgd, Mechanism::kCyclic,
+constexpr std::array<Mechanism, 6> kAll{Mechanism::kDpSgld,  Mechanism::kDpSgd,         Mechanism::kCyclic,
                                         Mechanism::kOutpert, Mechanism::kSgldPosterior, Mechanism::kSgd};
 
 }  // namespace

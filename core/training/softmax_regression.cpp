@@ -1,20 +1,18 @@
 #include "training/softmax_regression.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 namespace dpx::core::training {
 
 SoftmaxModel::SoftmaxModel(int dimension, int classes)
     : m_dimension(dimension), m_classes(classes), m_parameters(Eigen::VectorXf::Zero((dimension + 1) * classes)) {}
 
-Eigen::Map<Eigen::MatrixXf> SoftmaxModel::weights() {
-  return {m_parameters.data(), m_dimension, m_classes};
-}
+Eigen::Map<Eigen::MatrixXf> SoftmaxModel::weights() { return {m_parameters.data(), m_dimension, m_classes}; }
 Eigen::Map<const Eigen::MatrixXf> SoftmaxModel::weights() const {
   return {m_parameters.data(), m_dimension, m_classes};
 }
@@ -42,12 +40,14 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
   out.setZero(parameterCount);
   const auto total = static_cast<std::int64_t>(batch.size());
   const std::int64_t chunkCount = (total + kChunkRows - 1) / kChunkRows;
-  if (static_cast<std::int64_t>(workspace.chunks.size()) < chunkCount) workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
+  if (static_cast<std::int64_t>(workspace.chunks.size()) < chunkCount)
+    workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
   if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
   const auto weights = model.weights();
   const auto bias = model.bias();
-  const float clip = clipNorm >= static_cast<double>(std::numeric_limits<float>::max()) ? std::numeric_limits<float>::infinity()
-                                                                                          : static_cast<float>(clipNorm);
+  const float clip = clipNorm >= static_cast<double>(std::numeric_limits<float>::max())
+                         ? std::numeric_limits<float>::infinity()
+                         : static_cast<float>(clipNorm);
 
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
     for (std::int64_t c = r.begin(); c != r.end(); ++c) {
@@ -55,7 +55,8 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
       const std::int64_t begin = c * kChunkRows;
       const std::int64_t rows = std::min(kChunkRows, total - begin);
       chunk.rows.resize(rows, d);
-      for (std::int64_t i = 0; i < rows; ++i) chunk.rows.row(i) = data.features.row(batch[static_cast<std::size_t>(begin + i)]);
+      for (std::int64_t i = 0; i < rows; ++i)
+        chunk.rows.row(i) = data.features.row(batch[static_cast<std::size_t>(begin + i)]);
       chunk.logits.noalias() = chunk.rows * weights;
       chunk.logits.rowwise() += bias;
       GradientStats stats;

@@ -8,11 +8,10 @@
 // Parameters and data are float32; losses, accuracies and norms accumulate in double.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "training/dataset.h"
 
@@ -44,9 +43,9 @@ class SoftmaxModel {
 std::vector<float> squaredRowNorms(const FeatureMatrix& features);
 
 struct GradientStats {
-  double lossSum = 0.0;           // Σ cross-entropy over the batch (before clipping)
-  std::int64_t clipped = 0;       // records whose gradient norm exceeded the clip norm
-  double maxGradientNorm = 0.0;   // largest per-example norm seen
+  double lossSum = 0.0;          // Σ cross-entropy over the batch (before clipping)
+  std::int64_t clipped = 0;      // records whose gradient norm exceeded the clip norm
+  double maxGradientNorm = 0.0;  // largest per-example norm seen
 };
 
 // Reusable buffers for clippedGradientSum (one per trainer).

@@ -1,13 +1,13 @@
 #include "training/trainer.h"
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <thread>
-
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "accounting/calibration.h"
 #include "accounting/output_perturbation_accountant.h"
@@ -135,15 +135,18 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
   p.sampling = run.sampling;
   if (Status s = p.validate(); !s.isOk()) return s;
   if (mechanism == Mechanism::kDpSgld && !(p.lambda > 0.0)) {
-    return Status::invalidArgument("dp-sgld needs λ > 0: its projection radius L/λ and its start distribution "
-                                   "N(0, 2σ_L²/λ·I) are undefined at λ = 0 (set --lambda)");
+    return Status::invalidArgument(
+        "dp-sgld needs λ > 0: its projection radius L/λ and its start distribution "
+        "N(0, 2σ_L²/λ·I) are undefined at λ = 0 (set --lambda)");
   }
   if (!clipsWithUserNorm(mechanism) && mechanism != Mechanism::kSgd) {
     run.notes.push_back("L = " + describe(run.lipschitzFromData) + " from the data (rows have norm ≤ " + describe(R) +
                         "; softmax gradients ≤ √2·√(R²+1)): clipping never activates, so the convex analysis applies");
   }
-  run.notes.push_back("β = " + describe(run.betaUsed) + " (per-example bound (R²+1)/2 + λ); empirical β of Ryffel et "
-                      "al. 2022, Lemma 5.1 = " + describe(run.betaEmpirical));
+  run.notes.push_back("β = " + describe(run.betaUsed) +
+                      " (per-example bound (R²+1)/2 + λ); empirical β of Ryffel et "
+                      "al. 2022, Lemma 5.1 = " +
+                      describe(run.betaEmpirical));
   return Status::ok();
 }
 
@@ -212,8 +215,8 @@ void recordOverrides(const TrainerConfig& config, ResolvedRun& run) {
                 "calibrated with " + run.accountant + " so that ε ≤ " + formatNumber(*config.targetEpsilon));
   }
   if (run.mechanism == Mechanism::kSgldPosterior && config.targetEpsilon) {
-    addOverride(run, "eta", knobs.eta, run.eta, "the step size sets SGLD's noise: calibrated so that ε ≤ " +
-                                                   formatNumber(*config.targetEpsilon));
+    addOverride(run, "eta", knobs.eta, run.eta,
+                "the step size sets SGLD's noise: calibrated so that ε ≤ " + formatNumber(*config.targetEpsilon));
   }
   if (run.mechanism == Mechanism::kDpSgld && p.schedule == Schedule::kDecreasing) {
     addOverride(run, "eta", knobs.eta, run.eta,
@@ -258,7 +261,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   DPX_RETURN_IF_ERROR(calibrate(config, accountant, p, run));
   DPX_RETURN_IF_ERROR(resolveNoise(p, run));
   if (accountant) {
-    for (const accounting::Violation& v : accountant->check(p)) run.violations.push_back(v.assumption + ": " + v.reason);
+    for (const accounting::Violation& v : accountant->check(p))
+      run.violations.push_back(v.assumption + ": " + v.reason);
   }
   run.accountantParams = p;
   recordOverrides(config, run);
@@ -327,8 +331,8 @@ class TrainingLoop {
       if (!waitWhilePaused()) break;
       const auto stepStart = Clock::now();
       sampleBatch(m_step);
-      const GradientStats stats = clippedGradientSum(m_model, m_train, m_squaredNorms, m_batch, m_run.clipNorm,
-                                                     m_workspace, m_gradient);
+      const GradientStats stats =
+          clippedGradientSum(m_model, m_train, m_squaredNorms, m_batch, m_run.clipNorm, m_workspace, m_gradient);
       m_result.examplesProcessed += static_cast<std::int64_t>(m_batch.size());
       m_result.clippedExamples += stats.clipped;
       applyUpdate(m_step);
@@ -358,7 +362,8 @@ class TrainingLoop {
       projectOntoBall(m_model.parameters(), m_projectionRadius);
     }
     if (m_run.mechanism == Mechanism::kSgldPosterior) {
-      m_burnInSteps = static_cast<std::int64_t>(std::floor(m_config.posteriorBurnIn * static_cast<double>(m_run.steps)));
+      m_burnInSteps =
+          static_cast<std::int64_t>(std::floor(m_config.posteriorBurnIn * static_cast<double>(m_run.steps)));
     }
   }
 
@@ -376,10 +381,15 @@ class TrainingLoop {
     Xoshiro256 engine = streamFor(m_config.seed, Stream::kBatch, static_cast<std::uint64_t>(step));
     const std::int64_t n = m_train.size();
     switch (m_run.sampling) {
-      case Sampling::kPoisson: poissonBatch(n, m_p.q(), engine, m_batch); return;
-      case Sampling::kUniform: m_uniform.sample(m_p.m, engine, m_batch); return;
+      case Sampling::kPoisson:
+        poissonBatch(n, m_p.q(), engine, m_batch);
+        return;
+      case Sampling::kUniform:
+        m_uniform.sample(m_p.m, engine, m_batch);
+        return;
       case Sampling::kCyclic:
-      case Sampling::kShuffle: break;
+      case Sampling::kShuffle:
+        break;
     }
     const std::int64_t j = step % m_run.stepsPerEpoch;
     if (j == 0 && reshufflesEachPass(m_run.mechanism, m_run.sampling)) {
@@ -396,8 +406,10 @@ class TrainingLoop {
   // η of step `step` (0-based) under the run's schedule.
   double stepSize(std::int64_t step) const {
     if (m_p.schedule == Schedule::kConstant) return m_p.eta;
-    if (m_run.mechanism == Mechanism::kDpSgld) return 1.0 / (2.0 * m_p.beta + m_p.lambda * static_cast<double>(step) / 2.0);
-    if (m_run.mechanism == Mechanism::kSgldPosterior) return m_p.eta * std::pow(static_cast<double>(step + 1), -1.0 / 3.0);
+    if (m_run.mechanism == Mechanism::kDpSgld)
+      return 1.0 / (2.0 * m_p.beta + m_p.lambda * static_cast<double>(step) / 2.0);
+    if (m_run.mechanism == Mechanism::kSgldPosterior)
+      return m_p.eta * std::pow(static_cast<double>(step + 1), -1.0 / 3.0);
     return m_p.eta;
   }
 
@@ -584,8 +596,8 @@ class TrainingLoop {
 Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallbacks& callbacks) {
   TrainingLoop loop(*this, *m_data, control, callbacks);
   if (m_config.useCallerArena) return loop.run();
-  const int threads = m_config.threads > 0 ? m_config.threads
-                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads =
+      m_config.threads > 0 ? m_config.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   tbb::task_arena arena(threads);
   TrainingResult result;
   arena.execute([&] { result = loop.run(); });

@@ -75,19 +75,19 @@ struct KnobOverride {
 // What the run will do, resolved from the config and the data.
 struct ResolvedRun {
   Mechanism mechanism;
-  std::string accountant;      // id, empty for sgd
-  Params accountantParams;     // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
+  std::string accountant;                  // id, empty for sgd
+  Params accountantParams;                 // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
   Sampling sampling = Sampling::kPoisson;  // the sampler the run uses
   std::int64_t steps = 0;
   std::int64_t stepsPerEpoch = 0;
   int epochs = 0;
-  double sigma = 0.0;          // noise multiplier used (after calibration; sgld-posterior: τ/(L√(ηN)))
-  double eta = 0.0;            // step size (η₀ / η₁ of a schedule)
-  double clipNorm = 0.0;       // L used for clipping
+  double sigma = 0.0;     // noise multiplier used (after calibration; sgld-posterior: τ/(L√(ηN)))
+  double eta = 0.0;       // step size (η₀ / η₁ of a schedule)
+  double clipNorm = 0.0;  // L used for clipping
   double lipschitzFromData = 0.0;
-  double betaUsed = 0.0;       // worst-case per-example smoothness
-  double betaEmpirical = 0.0;  // Ryffel et al. 2022, Lemma 5.1
-  double outputNoiseStd = 0.0;  // outpert: s = σΔ_E
+  double betaUsed = 0.0;                // worst-case per-example smoothness
+  double betaEmpirical = 0.0;           // Ryffel et al. 2022, Lemma 5.1
+  double outputNoiseStd = 0.0;          // outpert: s = σΔ_E
   std::vector<KnobOverride> overrides;  // values used instead of the caller's knobs
   std::vector<std::string> notes;       // what was derived and why
   std::vector<std::string> violations;  // accountant assumptions the run breaks
@@ -125,14 +125,14 @@ struct TrainingResult {
   std::int64_t examplesProcessed = 0;
   std::int64_t examplesEvaluated = 0;  // rows run through the model by the evaluations
   std::int64_t clippedExamples = 0;
-  double trainingSeconds = 0.0;     // gradient steps only
-  double seconds = 0.0;             // wall time including evaluation
+  double trainingSeconds = 0.0;  // gradient steps only
+  double seconds = 0.0;          // wall time including evaluation
   double secondsToFirstEpoch = 0.0;
   double finalTrainAccuracy = 0.0;
   double finalTestAccuracy = 0.0;
   double finalLoss = 0.0;
   std::optional<PosteriorAverage> posteriorAverage;  // sgld-posterior
-  SoftmaxModel model{0, 0};         // the released model
+  SoftmaxModel model{0, 0};                          // the released model
 };
 
 // Shared between the GUI thread and the worker: cancel takes effect within one step.

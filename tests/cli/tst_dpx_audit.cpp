@@ -1,13 +1,12 @@
 // dpx audit: the `train` JSON plus roc, auc, tpr_at_fpr, epsilon_lower_bound and
 // confidence; canary mode; and one-line errors with exit status 2 that name the flag and its
 // range. Runs in-process, like tst_dpx_cli.
-#include <cmath>
-#include <sstream>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <cmath>
+#include <sstream>
 
 #include "cli.h"
 #include "test_util.h"
@@ -38,17 +37,27 @@ class TestDpxAudit : public QObject {
     QTest::addColumn<QString>("args");
     QTest::addColumn<QString>("mustMention");
     const QString base = QStringLiteral("audit --data builtin:breast-cancer --mechanism sgd --epochs 1 ");
-    QTest::newRow("0 shadow models") << base + "--shadow-models 0" << "--shadow-models";
-    QTest::newRow("0 shadow models names the range") << base + "--shadow-models 0" << "[1, 1024]";
-    QTest::newRow("too many shadow models") << base + "--shadow-models 5000" << "[1, 1024]";
-    QTest::newRow("fractional shadow models") << base + "--shadow-models 2.5" << "--shadow-models";
-    QTest::newRow("canaries above the pool") << base + "--canaries 1000" << "canaries = 1000 exceeds the pool";
-    QTest::newRow("canaries above 1e6") << base + "--canaries 2000000" << "[0, 1000000]";
-    QTest::newRow("negative canaries") << base + "--canaries -3" << "--canaries";
-    QTest::newRow("confidence below 0.5") << base + "--confidence 0.2" << "--confidence";
-    QTest::newRow("confidence not a number") << base + "--confidence high" << "--confidence";
+    QTest::newRow("0 shadow models") << base + "--shadow-models 0"
+                                     << "--shadow-models";
+    QTest::newRow("0 shadow models names the range") << base + "--shadow-models 0"
+                                                     << "[1, 1024]";
+    QTest::newRow("too many shadow models") << base + "--shadow-models 5000"
+                                            << "[1, 1024]";
+    QTest::newRow("fractional shadow models") << base + "--shadow-models 2.5"
+                                              << "--shadow-models";
+    QTest::newRow("canaries above the pool") << base + "--canaries 1000"
+                                             << "canaries = 1000 exceeds the pool";
+    QTest::newRow("canaries above 1e6") << base + "--canaries 2000000"
+                                        << "[0, 1000000]";
+    QTest::newRow("negative canaries") << base + "--canaries -3"
+                                       << "--canaries";
+    QTest::newRow("confidence below 0.5") << base + "--confidence 0.2"
+                                          << "--confidence";
+    QTest::newRow("confidence not a number") << base + "--confidence high"
+                                             << "--confidence";
     QTest::newRow("no data") << QStringLiteral("audit --mechanism sgd") << "--data";
-    QTest::newRow("unknown flag") << base + "--shadows 3" << "--shadows";
+    QTest::newRow("unknown flag") << base + "--shadows 3"
+                                  << "--shadows";
   }
   void badInputExitsTwoWithOneLine() {
     QFETCH(QString, args);
@@ -61,8 +70,9 @@ class TestDpxAudit : public QObject {
   }
 
   void jsonHasTheTrainKeysAndTheAuditKeys() {
-    const Run r = dpxRun(QStringLiteral("audit --data builtin:digits --mechanism dp-sgd --target-epsilon 1 --m 64 "
-                                        "--eta 2 --epochs 4 --shadow-models 4 --seed 3 --json --quiet"));
+    const Run r =
+        dpxRun(QStringLiteral("audit --data builtin:digits --mechanism dp-sgd --target-epsilon 1 --m 64 "
+                              "--eta 2 --epochs 4 --shadow-models 4 --seed 3 --json --quiet"));
     QCOMPARE(r.code, 0);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     QVERIFY(!r.out.contains(QStringLiteral("nan")));
@@ -97,8 +107,9 @@ class TestDpxAudit : public QObject {
   }
 
   void canaryModeAuditsTheCanaries() {
-    const Run r = dpxRun(QStringLiteral("audit --data builtin:digits --test-fraction 0.8 --mechanism sgd --m 10 "
-                                        "--eta 10 --lambda 0 --epochs 60 --shadow-models 4 --canaries 60 --json --quiet"));
+    const Run r =
+        dpxRun(QStringLiteral("audit --data builtin:digits --test-fraction 0.8 --mechanism sgd --m 10 "
+                              "--eta 10 --lambda 0 --epochs 60 --shadow-models 4 --canaries 60 --json --quiet"));
     QCOMPARE(r.code, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o.value(QStringLiteral("canaries")).toInt(), 60);
@@ -109,8 +120,9 @@ class TestDpxAudit : public QObject {
   }
 
   void textSaysWhatWasProven() {
-    const Run r = dpxRun(QStringLiteral("audit --data builtin:breast-cancer --mechanism sgd --epochs 2 --m 32 "
-                                        "--shadow-models 2 --quiet"));
+    const Run r =
+        dpxRun(QStringLiteral("audit --data builtin:breast-cancer --mechanism sgd --epochs 2 --m 32 "
+                              "--shadow-models 2 --quiet"));
     QCOMPARE(r.code, 0);
     QVERIFY(r.err.isEmpty());
     QVERIFY2(r.out.contains(QStringLiteral("empirical ε ≥")), qPrintable(r.out));

@@ -1,12 +1,11 @@
 // The dpx command line contract: subcommands, JSON shape, and one-line errors with
 // exit status 2 for invalid input. Most rows run in-process; a few run the real binary.
-#include <sstream>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTest>
+#include <sstream>
 
 #include "cli.h"
 #include "common/params.h"
@@ -39,7 +38,8 @@ class TestDpxCli : public QObject {
   void helpListsEverySubcommand() {
     const Run r = dpxRun({QStringLiteral("--help")});
     QCOMPARE(r.code, 0);
-    for (const char* name : {"epsilon", "rdp", "delta", "curve", "tradeoff", "calibrate", "stepsize", "train", "audit"}) {
+    for (const char* name :
+         {"epsilon", "rdp", "delta", "curve", "tradeoff", "calibrate", "stepsize", "train", "audit"}) {
       QVERIFY2(r.out.contains(QLatin1String(name)), name);
     }
   }
@@ -60,38 +60,65 @@ class TestDpxCli : public QObject {
   void badInputExitsTwoWithOneLine_data() {
     QTest::addColumn<QString>("args");
     QTest::addColumn<QString>("mustMention");
-    QTest::newRow("unknown flag") << "epsilon --accountant rdp --frobnicate 3" << "--frobnicate";
-    QTest::newRow("sigma negative") << "epsilon --accountant rdp --sigma -1" << "[0.05, 100]";
-    QTest::newRow("delta above range") << "epsilon --accountant rdp --delta 2" << "[1e-15, 0.1]";
-    QTest::newRow("m zero") << "epsilon --accountant rdp --m 0" << "[1, n]";
-    QTest::newRow("n not a number") << "epsilon --accountant rdp --n abc" << "--n";
-    QTest::newRow("n not a number names the range") << "epsilon --accountant rdp --n abc" << "[10, 1e+08]";
-    QTest::newRow("m above n") << "epsilon --accountant rdp --n 100 --m 200" << "[1, n]";
-    QTest::newRow("alphas below one") << "epsilon --accountant rdp --alphas 0.5" << "[1.01, 1024]";
-    QTest::newRow("unknown accountant") << "epsilon --accountant nope" << "rdp";
-    QTest::newRow("missing value") << "epsilon --accountant rdp --sigma" << "--sigma";
-    QTest::newRow("unknown command") << "frobnicate" << "frobnicate";
-    QTest::newRow("bad conversion") << "epsilon --accountant rdp --conversion fancy" << "improved";
-    QTest::newRow("K and epochs") << "epsilon --accountant rdp --K 10 --epochs 3" << "--epochs";
-    QTest::newRow("epochs too many") << "epsilon --accountant rdp --n 100000000 --m 1 --epochs 1000" << "K";
-    QTest::newRow("curve bad knob") << "curve --accountant rdp --vary zeta --from 1 --to 2 --points 3" << "--vary";
-    QTest::newRow("curve points") << "curve --accountant rdp --vary K --from 1 --to 2 --points 1" << "--points";
-    QTest::newRow("calibrate negative target") << "calibrate --accountant rdp --target-epsilon -1" << "target";
-    QTest::newRow("delta negative epsilon") << "delta --accountant rdp --epsilon -1" << "ε";
-    QTest::newRow("rdp of gdp") << "rdp --accountant gdp --alphas 2" << "gdp";
-    QTest::newRow("stray argument") << "epsilon rdp" << "rdp";
-    QTest::newRow("no command") << "" << "no command";
-    QTest::newRow("epochs not a number") << "epsilon --accountant rdp --epochs abc" << "> 0";
-    QTest::newRow("alphas not numbers") << "epsilon --accountant rdp --alphas 2,abc" << "> 1";
-    QTest::newRow("missing value names the range") << "epsilon --accountant rdp --sigma" << "[0.05, 100]";
-    QTest::newRow("delta names its symbol once") << "epsilon --accountant rdp --delta 2" << "the target δ must be";
+    QTest::newRow("unknown flag") << "epsilon --accountant rdp --frobnicate 3"
+                                  << "--frobnicate";
+    QTest::newRow("sigma negative") << "epsilon --accountant rdp --sigma -1"
+                                    << "[0.05, 100]";
+    QTest::newRow("delta above range") << "epsilon --accountant rdp --delta 2"
+                                       << "[1e-15, 0.1]";
+    QTest::newRow("m zero") << "epsilon --accountant rdp --m 0"
+                            << "[1, n]";
+    QTest::newRow("n not a number") << "epsilon --accountant rdp --n abc"
+                                    << "--n";
+    QTest::newRow("n not a number names the range") << "epsilon --accountant rdp --n abc"
+                                                    << "[10, 1e+08]";
+    QTest::newRow("m above n") << "epsilon --accountant rdp --n 100 --m 200"
+                               << "[1, n]";
+    QTest::newRow("alphas below one") << "epsilon --accountant rdp --alphas 0.5"
+                                      << "[1.01, 1024]";
+    QTest::newRow("unknown accountant") << "epsilon --accountant nope"
+                                        << "rdp";
+    QTest::newRow("missing value") << "epsilon --accountant rdp --sigma"
+                                   << "--sigma";
+    QTest::newRow("unknown command") << "frobnicate"
+                                     << "frobnicate";
+    QTest::newRow("bad conversion") << "epsilon --accountant rdp --conversion fancy"
+                                    << "improved";
+    QTest::newRow("K and epochs") << "epsilon --accountant rdp --K 10 --epochs 3"
+                                  << "--epochs";
+    QTest::newRow("epochs too many") << "epsilon --accountant rdp --n 100000000 --m 1 --epochs 1000"
+                                     << "K";
+    QTest::newRow("curve bad knob") << "curve --accountant rdp --vary zeta --from 1 --to 2 --points 3"
+                                    << "--vary";
+    QTest::newRow("curve points") << "curve --accountant rdp --vary K --from 1 --to 2 --points 1"
+                                  << "--points";
+    QTest::newRow("calibrate negative target") << "calibrate --accountant rdp --target-epsilon -1"
+                                               << "target";
+    QTest::newRow("delta negative epsilon") << "delta --accountant rdp --epsilon -1"
+                                            << "ε";
+    QTest::newRow("rdp of gdp") << "rdp --accountant gdp --alphas 2"
+                                << "gdp";
+    QTest::newRow("stray argument") << "epsilon rdp"
+                                    << "rdp";
+    QTest::newRow("no command") << ""
+                                << "no command";
+    QTest::newRow("epochs not a number") << "epsilon --accountant rdp --epochs abc"
+                                         << "> 0";
+    QTest::newRow("alphas not numbers") << "epsilon --accountant rdp --alphas 2,abc"
+                                        << "> 1";
+    QTest::newRow("missing value names the range") << "epsilon --accountant rdp --sigma"
+                                                   << "[0.05, 100]";
+    QTest::newRow("delta names its symbol once") << "epsilon --accountant rdp --delta 2"
+                                                 << "the target δ must be";
     // Every knob below and above its range (the GUI's ranges are the CLI's).
     for (const dpx::core::KnobInfo& info : dpx::core::knobInfos()) {
       const QString flag = QStringLiteral("--") + QString::fromLatin1(info.key);
       const double below = info.min > 0.0 ? info.min / 2.0 : -1.0;
-      QTest::newRow(qPrintable(flag + QStringLiteral(" below"))) << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(below) << flag;
+      QTest::newRow(qPrintable(flag + QStringLiteral(" below")))
+          << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(below) << flag;
       if (info.knob == dpx::core::Knob::kM) continue;  // above n is its own row
-      QTest::newRow(qPrintable(flag + QStringLiteral(" above"))) << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(info.max * 2.0) << flag;
+      QTest::newRow(qPrintable(flag + QStringLiteral(" above")))
+          << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(info.max * 2.0) << flag;
     }
   }
   void badInputExitsTwoWithOneLine() {
@@ -128,7 +155,8 @@ class TestDpxCli : public QObject {
     for (const QJsonValue& v : array) {
       const QJsonObject o = v.toObject();
       QVERIFY(o.contains(QStringLiteral("native")));
-      QVERIFY2(o.value(QStringLiteral("epsilon")).isDouble(), qPrintable(o.value(QStringLiteral("accountant")).toString()));
+      QVERIFY2(o.value(QStringLiteral("epsilon")).isDouble(),
+               qPrintable(o.value(QStringLiteral("accountant")).toString()));
     }
     QVERIFY(!r.out.contains(QStringLiteral("nan")));
   }
@@ -139,7 +167,8 @@ class TestDpxCli : public QObject {
     for (int x = 1; x <= 99; ++x) orders += QString::number(1.0 + x / 10.0) + QLatin1Char(',');
     for (int a = 12; a <= 63; ++a) orders += QString::number(a) + (a < 63 ? QStringLiteral(",") : QString());
     const Run r = dpxRun(split(QStringLiteral("epsilon --accountant rdp --sigma 1.1 --epochs 60 --conversion classic "
-                                              "--json --alphas ") + orders));
+                                              "--json --alphas ") +
+                               orders));
     QCOMPARE(r.code, 0);
     const double eps = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("epsilon")).toDouble();
     QCOMPARE(dpx::test::roundTo(eps, 2), 3.01);
@@ -212,13 +241,15 @@ class TestDpxCli : public QObject {
     QCOMPARE(c.code, 0);
     const QJsonObject cj = QJsonDocument::fromJson(c.out.toUtf8()).object();
     QVERIFY(cj.value(QStringLiteral("epsilon_upper")).toDouble() <= 1.0);
-    QVERIFY(cj.value(QStringLiteral("epsilon_lower")).toDouble() <= cj.value(QStringLiteral("epsilon_upper")).toDouble());
+    QVERIFY(cj.value(QStringLiteral("epsilon_lower")).toDouble() <=
+            cj.value(QStringLiteral("epsilon_upper")).toDouble());
     QVERIFY(cj.value(QStringLiteral("discretisation")).toDouble() > 0.0);
   }
 
   void trainJsonHasTheContractedShape() {
-    const Run r = dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --m 64 --eta 2 "
-                                              "--epochs 2 --seed 3 --json --quiet")));
+    const Run r =
+        dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --m 64 --eta 2 "
+                                    "--epochs 2 --seed 3 --json --quiet")));
     QCOMPARE(r.code, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     for (const char* key : {"mechanism", "epsilon", "delta", "sigma", "epochs", "history", "seconds"}) {
@@ -233,7 +264,8 @@ class TestDpxCli : public QObject {
     QVERIFY(o.value(QStringLiteral("epsilon")).toDouble() > 0.0);
     QVERIFY(history.last().toObject().value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
 
-    const Run sgd = dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism sgd --epochs 1 --json --quiet")));
+    const Run sgd =
+        dpxRun(split(QStringLiteral("train --data builtin:digits --mechanism sgd --epochs 1 --json --quiet")));
     QCOMPARE(sgd.code, 0);
     const QJsonObject s = QJsonDocument::fromJson(sgd.out.toUtf8()).object();
     QVERIFY(s.value(QStringLiteral("epsilon")).isNull());
@@ -243,14 +275,22 @@ class TestDpxCli : public QObject {
   void trainBadInput_data() {
     QTest::addColumn<QString>("args");
     QTest::addColumn<QString>("mustMention");
-    QTest::newRow("no data") << "train --mechanism dp-sgd" << "--data";
-    QTest::newRow("unknown mechanism") << "train --data builtin:digits --mechanism magic" << "--mechanism";
-    QTest::newRow("missing file") << "train --data /nonexistent/file.csv" << "/nonexistent/file.csv";
-    QTest::newRow("batch above n") << "train --data builtin:digits --m 100000" << "exceeds";
-    QTest::newRow("dp-sgld without λ") << "train --data builtin:digits --lambda 0" << "λ > 0";
-    QTest::newRow("unknown scaling") << "train --data builtin:digits --scaling pixels" << "--scaling pixels: must be unit-norm, clip-norm or none";
-    QTest::newRow("bad epochs") << "train --data builtin:digits --epochs 0" << "--epochs";
-    QTest::newRow("wrong accountant") << "train --data builtin:digits --mechanism dp-sgld --accountant rdp" << "rdp";
+    QTest::newRow("no data") << "train --mechanism dp-sgd"
+                             << "--data";
+    QTest::newRow("unknown mechanism") << "train --data builtin:digits --mechanism magic"
+                                       << "--mechanism";
+    QTest::newRow("missing file") << "train --data /nonexistent/file.csv"
+                                  << "/nonexistent/file.csv";
+    QTest::newRow("batch above n") << "train --data builtin:digits --m 100000"
+                                   << "exceeds";
+    QTest::newRow("dp-sgld without λ") << "train --data builtin:digits --lambda 0"
+                                       << "λ > 0";
+    QTest::newRow("unknown scaling") << "train --data builtin:digits --scaling pixels"
+                                     << "--scaling pixels: must be unit-norm, clip-norm or none";
+    QTest::newRow("bad epochs") << "train --data builtin:digits --epochs 0"
+                                << "--epochs";
+    QTest::newRow("wrong accountant") << "train --data builtin:digits --mechanism dp-sgld --accountant rdp"
+                                      << "rdp";
   }
   void trainBadInput() {
     QFETCH(QString, args);
@@ -289,7 +329,7 @@ class TestDpxCli : public QObject {
   void realBinaryExitCodesAndSingleLine() {
     QProcess p;
     p.start(QStringLiteral(DPX_DPX_BINARY), {QStringLiteral("epsilon"), QStringLiteral("--accountant"),
-                                              QStringLiteral("rdp"), QStringLiteral("--sigma"), QStringLiteral("-1")});
+                                             QStringLiteral("rdp"), QStringLiteral("--sigma"), QStringLiteral("-1")});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 2);
     const QString err = QString::fromUtf8(p.readAllStandardError());

@@ -1,11 +1,10 @@
 // dpx frontier: the JSON contract (every point's keys, reported ε ≤ target, one entry per
 // mechanism and target), the CSV rows, the epochs mode and the one-line errors for bad input.
-#include <sstream>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <sstream>
 
 #include "cli.h"
 
@@ -27,8 +26,10 @@ Run frontier(const QStringList& args) {
 }
 
 QStringList digits() {
-  return {QStringLiteral("--data"), QStringLiteral("builtin:digits"), QStringLiteral("--m"), QStringLiteral("64"),
-          QStringLiteral("--eta"), QStringLiteral("0.5"), QStringLiteral("--epochs"), QStringLiteral("10")};
+  return {QStringLiteral("--data"),   QStringLiteral("builtin:digits"),
+          QStringLiteral("--m"),      QStringLiteral("64"),
+          QStringLiteral("--eta"),    QStringLiteral("0.5"),
+          QStringLiteral("--epochs"), QStringLiteral("10")};
 }
 
 }  // namespace
@@ -37,9 +38,10 @@ class TestDpxFrontier : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void jsonContract() {
-    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd,dp-sgld"),
-                                             QStringLiteral("--epsilons"), QStringLiteral("0.5,1,4"),
-                                             QStringLiteral("--seeds"), QStringLiteral("2"), QStringLiteral("--json")});
+    const Run r =
+        frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd,dp-sgld"),
+                                        QStringLiteral("--epsilons"), QStringLiteral("0.5,1,4"),
+                                        QStringLiteral("--seeds"), QStringLiteral("2"), QStringLiteral("--json")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.err.isEmpty());
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -76,31 +78,34 @@ class TestDpxFrontier : public QObject {
   }
 
   void csvHasOneRowPerPoint() {
-    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd"),
-                                             QStringLiteral("--target-epsilon"), QStringLiteral("1"),
-                                             QStringLiteral("--points"), QStringLiteral("4"), QStringLiteral("--seeds"),
-                                             QStringLiteral("1"), QStringLiteral("--csv")});
+    const Run r =
+        frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd"),
+                                        QStringLiteral("--target-epsilon"), QStringLiteral("1"),
+                                        QStringLiteral("--points"), QStringLiteral("4"), QStringLiteral("--seeds"),
+                                        QStringLiteral("1"), QStringLiteral("--csv")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 5);
-    QCOMPARE(lines[0], QStringLiteral("mechanism,target_epsilon,epsilon,epochs,steps,sigma,eta,accuracy_mean,accuracy_min,"
-                                      "accuracy_max,seeds"));
+    QCOMPARE(lines[0],
+             QStringLiteral("mechanism,target_epsilon,epsilon,epochs,steps,sigma,eta,accuracy_mean,accuracy_min,"
+                            "accuracy_max,seeds"));
     // --target-epsilon 1 with --points 4: targets over [1/8, 8].
     QVERIFY(lines[1].startsWith(QStringLiteral("dp-sgd,0.125,")));
     QVERIFY(lines[4].startsWith(QStringLiteral("dp-sgd,8,")));
   }
 
   void epochsMode() {
-    const Run r = frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgld"),
-                                             QStringLiteral("--vary"), QStringLiteral("epochs"),
-                                             QStringLiteral("--epsilons"), QStringLiteral("2"),
-                                             QStringLiteral("--epochs-list"), QStringLiteral("2,8"),
-                                             QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--json")});
+    const Run r = frontier(digits() +
+                           QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgld"),
+                                       QStringLiteral("--vary"), QStringLiteral("epochs"), QStringLiteral("--epsilons"),
+                                       QStringLiteral("2"), QStringLiteral("--epochs-list"), QStringLiteral("2,8"),
+                                       QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--json")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o.value(QStringLiteral("vary")).toString(), QStringLiteral("epochs"));
     QCOMPARE(o.value(QStringLiteral("nonprivate_by_epochs")).toArray().size(), 2);
-    const QJsonArray points = o.value(QStringLiteral("mechanisms")).toArray()[0].toObject().value(QStringLiteral("points")).toArray();
+    const QJsonArray points =
+        o.value(QStringLiteral("mechanisms")).toArray()[0].toObject().value(QStringLiteral("points")).toArray();
     QCOMPARE(points.size(), 2);
     QCOMPARE(points[0].toObject().value(QStringLiteral("epochs")).toDouble(), 2.0);
     QCOMPARE(points[1].toObject().value(QStringLiteral("epochs")).toDouble(), 8.0);
@@ -110,8 +115,8 @@ class TestDpxFrontier : public QObject {
   void badInputExitsTwoWithOneLine_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("seeds 0") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--seeds"),
-                                            QStringLiteral("0")}
+    QTest::newRow("seeds 0") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
+                                            QStringLiteral("--seeds"), QStringLiteral("0")}
                              << "--seeds 0: must be an integer in [1, 50]";
     QTest::newRow("not private") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
                                                 QStringLiteral("--mechanisms"), QStringLiteral("sgd")}
@@ -119,11 +124,12 @@ class TestDpxFrontier : public QObject {
     QTest::newRow("no targets") << QStringList{} << "--epsilons LIST or --target-epsilon E is required";
     QTest::newRow("negative target") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1,-1")}
                                      << "every target ε must be > 0";
-    QTest::newRow("vary what") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--vary"),
-                                              QStringLiteral("sigma")}
+    QTest::newRow("vary what") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
+                                              QStringLiteral("--vary"), QStringLiteral("sigma")}
                                << "--vary sigma: must be epsilon or epochs";
     QTest::newRow("epochs list without epochs mode")
-        << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--epochs-list"), QStringLiteral("2")}
+        << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--epochs-list"),
+                       QStringLiteral("2")}
         << "--epochs-list is for --vary epochs";
   }
   void badInputExitsTwoWithOneLine() {

@@ -3,13 +3,6 @@
 // flag and its range, nothing on stdout). Rows are generated from the accountant and mechanism
 // registries, so a new accountant or mechanism is covered without editing this file. Runs
 // in-process through dpx::cli::run, plus a few rows through the real binary.
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <sstream>
-#include <string>
-#include <vector>
-
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,6 +10,12 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "accounting/registry.h"
 #include "cli.h"

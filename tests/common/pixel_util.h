@@ -3,11 +3,6 @@
 // file of some size).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
-#include <vector>
-#include <optional>
-
 #include <QColor>
 #include <QFile>
 #include <QImage>
@@ -15,6 +10,10 @@
 #include <QSet>
 #include <QString>
 #include <QXmlStreamReader>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
 
 namespace dpx::test {
 

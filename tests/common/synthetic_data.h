@@ -13,8 +13,9 @@
 
 namespace dpx::test {
 
-inline core::training::Dataset clusters(std::int64_t n, int d, int classes, std::uint64_t seed,
-                                        core::training::FeatureScaling scaling = core::training::FeatureScaling::kUnitNorm) {
+inline core::training::Dataset clusters(
+    std::int64_t n, int d, int classes, std::uint64_t seed,
+    core::training::FeatureScaling scaling = core::training::FeatureScaling::kUnitNorm) {
   using namespace core::training;
   Dataset data;
   data.name = "clusters";
@@ -31,7 +32,8 @@ inline core::training::Dataset clusters(std::int64_t n, int d, int classes, std:
     data.labels[static_cast<std::size_t>(i)] = c;
     fillGaussian(noise, 0.8, engine);
     for (int j = 0; j < d; ++j) {
-      data.features(i, j) = static_cast<float>(centre[static_cast<std::size_t>(c * d + j)] + noise[static_cast<std::size_t>(j)]);
+      data.features(i, j) =
+          static_cast<float>(centre[static_cast<std::size_t>(c * d + j)] + noise[static_cast<std::size_t>(j)]);
     }
   }
   scaleFeatures(data.features, scaling);
@@ -40,8 +42,8 @@ inline core::training::Dataset clusters(std::int64_t n, int d, int classes, std:
 
 // n training records and n/4 held-out ones from the same clusters (rows are drawn in order, so
 // the training part equals clusters(n, d, classes, seed)).
-inline std::shared_ptr<const core::training::TrainTestSplit> clusterSplit(std::int64_t n = 2000, int d = 20, int classes = 4,
-                                                                          std::uint64_t seed = 7) {
+inline std::shared_ptr<const core::training::TrainTestSplit> clusterSplit(std::int64_t n = 2000, int d = 20,
+                                                                          int classes = 4, std::uint64_t seed = 7) {
   using namespace core::training;
   const std::int64_t held = n / 4;
   Dataset all = clusters(n + held, d, classes, seed);

@@ -1,15 +1,14 @@
 // Shared helpers for the Qt Test suites: relative-tolerance comparison, reference data.
 #pragma once
 
-#include <cmath>
-#include <string>
-
 #include <QByteArray>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QString>
 #include <QTest>
+#include <cmath>
+#include <string>
 
 namespace dpx::test {
 
@@ -38,10 +37,10 @@ inline QJsonObject loadJson(const QString& relativePath) {
 }  // namespace dpx::test
 
 // QVERIFY2 with a readable message for a relative tolerance.
-#define DPX_COMPARE_REL(actual, expected, relTol)                                                    \
-  do {                                                                                               \
-    const double dpxActual_ = (actual);                                                              \
-    const double dpxExpected_ = (expected);                                                          \
-    QVERIFY2(::dpx::test::relativelyClose(dpxActual_, dpxExpected_, (relTol)),                       \
-             ::dpx::test::describe(dpxActual_, dpxExpected_, (relTol)).constData());                  \
+#define DPX_COMPARE_REL(actual, expected, relTol)                                    \
+  do {                                                                               \
+    const double dpxActual_ = (actual);                                              \
+    const double dpxExpected_ = (expected);                                          \
+    QVERIFY2(::dpx::test::relativelyClose(dpxActual_, dpxExpected_, (relTol)),       \
+             ::dpx::test::describe(dpxActual_, dpxExpected_, (relTol)).constData()); \
   } while (false)

@@ -1,13 +1,12 @@
 // Every registered accountant's AccountantInfo is complete and says what its code does: the
 // registry, `dpx --json` and the GUI read nothing else about an accountant, so a gap here is a
 // gap in all three.
+#include <QTest>
 #include <cctype>
 #include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <QTest>
 
 #include "accounting/accountant.h"
 #include "accounting/registry.h"

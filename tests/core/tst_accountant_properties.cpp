@@ -1,12 +1,11 @@
 // Properties every accountant must have across the whole slider range of every knob (label: slow):
 // ε non-decreasing in K, non-increasing in σ and n; RDP non-decreasing in α; δ(ε) decreasing;
 // every result finite or a status that says why; violations are not errors.
+#include <QTest>
 #include <cmath>
 
-#include <QTest>
-
-#include "accounting/registry.h"
 #include "accounting/rdp_conversion.h"
+#include "accounting/registry.h"
 #include "test_util.h"
 
 using namespace dpx::core;
@@ -25,8 +24,13 @@ struct Sweep {
 };
 
 QString where(const Accountant& a, const Params& p) {
-  return QStringLiteral("%1 n=%2 m=%3 σ=%4 K=%5 δ=%6").arg(QString::fromLatin1(a.id().data())).arg(p.n).arg(p.m)
-      .arg(p.sigma).arg(p.K).arg(p.delta);
+  return QStringLiteral("%1 n=%2 m=%3 σ=%4 K=%5 δ=%6")
+      .arg(QString::fromLatin1(a.id().data()))
+      .arg(p.n)
+      .arg(p.m)
+      .arg(p.sigma)
+      .arg(p.K)
+      .arg(p.delta);
 }
 
 std::int64_t batch(std::int64_t n, double fraction) {
@@ -114,7 +118,8 @@ class TestAccountantProperties : public QObject {
         for (double sigma : s.sigma) {
           for (std::int64_t K : s.K) {
             double previous = INFINITY;
-            for (std::int64_t n : {std::int64_t(1000), std::int64_t(10000), std::int64_t(100000), std::int64_t(10000000)}) {
+            for (std::int64_t n :
+                 {std::int64_t(1000), std::int64_t(10000), std::int64_t(100000), std::int64_t(10000000)}) {
               Params p;
               p.n = n;
               p.m = m;
@@ -162,7 +167,8 @@ class TestAccountantProperties : public QObject {
             auto r = a->rdp(p, alpha);
             QVERIFY2(r.isOk(), qPrintable(where(*a, p)));
             QVERIFY2(std::isfinite(*r), qPrintable(where(*a, p)));
-            QVERIFY2(*r >= previous * (1 - 1e-9) - 1e-15, qPrintable(where(*a, p) + QStringLiteral(" α=%1").arg(alpha)));
+            QVERIFY2(*r >= previous * (1 - 1e-9) - 1e-15,
+                     qPrintable(where(*a, p) + QStringLiteral(" α=%1").arg(alpha)));
             previous = *r;
           }
         }
@@ -211,7 +217,8 @@ class TestAccountantProperties : public QObject {
         Params p;
         setKnobValue(p, info.knob, info.max * 10 + 1);
         auto e = a->epsilon(p);
-        QVERIFY2(!e.isOk(), qPrintable(QStringLiteral("%1 %2").arg(QString::fromLatin1(a->id().data()), QString::fromLatin1(info.key))));
+        QVERIFY2(!e.isOk(), qPrintable(QStringLiteral("%1 %2").arg(QString::fromLatin1(a->id().data()),
+                                                                   QString::fromLatin1(info.key))));
         QCOMPARE(e.status().code(), StatusCode::kInvalidArgument);
         QVERIFY(QString::fromStdString(e.status().message()).contains(QString::fromLatin1(info.key)));
         QVERIFY(!a->check(p).empty());

@@ -1,8 +1,7 @@
 // Conservative calibration: σ with ε(σ) ≤ target for every accountant and a grid of targets,
 // and the smallest such σ up to root-finding tolerance.
-#include <cmath>
-
 #include <QTest>
+#include <cmath>
 
 #include "accounting/calibration.h"
 #include "accounting/registry.h"
@@ -38,7 +37,8 @@ class TestCalibration : public QObject {
       Params at = p;
       at.sigma = c->sigma;
       const double eps = a->epsilon(at)->epsilon;
-      QVERIFY2(eps <= target, qPrintable(QStringLiteral("%1: ε(%2) = %3 > %4").arg(accountant).arg(c->sigma).arg(eps).arg(target)));
+      QVERIFY2(eps <= target,
+               qPrintable(QStringLiteral("%1: ε(%2) = %3 > %4").arg(accountant).arg(c->sigma).arg(eps).arg(target)));
       QCOMPARE(c->epsilon.epsilon, eps);
       if (!c->atLowerLimit) {
         // Tight: a slightly smaller σ is no longer private enough.

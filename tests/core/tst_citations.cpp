@@ -117,8 +117,9 @@ QStringList scanPreset(const QString& path, const QString& shownPath) {
 }
 
 QString report(const QStringList& hits) {
-  return QStringLiteral("%1 citation(s) by seed name or specification section; cite the paper by "
-                        "authors, year and theorem (docs/REFERENCES.md):\n  %2")
+  return QStringLiteral(
+             "%1 citation(s) by seed name or specification section; cite the paper by "
+             "authors, year and theorem (docs/REFERENCES.md):\n  %2")
       .arg(hits.size())
       .arg(hits.join(QStringLiteral("\n  ")));
 }
@@ -137,10 +138,12 @@ class TestCitations : public QObject {
     {
       QFile f(source);
       QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("// Ryffel, Bach & Pointcheval 2022, Lemma 5.1\n"
-              "// Seed 000 Lemma 5.1\n"
-              "const char* id = \"seed003-mnist-row1\";\n"
-              "// as SPEC \xc2\xa7" "2.4 maps the knobs\n");
+      f.write(
+          "// Ryffel, Bach & Pointcheval 2022, Lemma 5.1\n"
+          "// Seed 000 Lemma 5.1\n"
+          "const char* id = \"seed003-mnist-row1\";\n"
+          "// as SPEC \xc2\xa7"
+          "2.4 maps the knobs\n");
     }
     const QStringList sourceHits = scanLines(source, QStringLiteral("planted.cpp"));
     QCOMPARE(sourceHits.size(), 2);
@@ -151,16 +154,18 @@ class TestCitations : public QObject {
     {
       QFile f(preset);
       QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("{\n"
-              "  \"id\": \"seed003-mnist-row1\",\n"
-              "  \"name\": \"Bu et al. 2020 \xc2\xb7 MNIST\",\n"
-              "  \"source\": \"Bu, Dong, Long & Su 2020, Table 1\",\n"
-              "  \"notes\": [\n"
-              "    \"fine\",\n"
-              "    \"the legacy grid (SPEC \xc2\xa7" "2.1)\"\n"
-              "  ],\n"
-              "  \"params\": {}\n"
-              "}\n");
+      f.write(
+          "{\n"
+          "  \"id\": \"seed003-mnist-row1\",\n"
+          "  \"name\": \"Bu et al. 2020 \xc2\xb7 MNIST\",\n"
+          "  \"source\": \"Bu, Dong, Long & Su 2020, Table 1\",\n"
+          "  \"notes\": [\n"
+          "    \"fine\",\n"
+          "    \"the legacy grid (SPEC \xc2\xa7"
+          "2.1)\"\n"
+          "  ],\n"
+          "  \"params\": {}\n"
+          "}\n");
     }
     const QStringList presetHits = scanPreset(preset, QStringLiteral("planted.json"));
     QCOMPARE(presetHits.size(), 1);

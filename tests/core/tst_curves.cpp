@@ -1,7 +1,6 @@
 // ε curves over one knob (SPEC §5 `dpx curve`).
-#include <cmath>
-
 #include <QTest>
+#include <cmath>
 
 #include "accounting/curves.h"
 #include "accounting/registry.h"
@@ -51,7 +50,8 @@ class TestCurves : public QObject {
       const AccountantCurve c = epsilonCurve(*a, p, CurveVariable::kSteps, *xs);
       QCOMPARE(c.epsilon.size(), std::size_t(500));
       for (std::size_t i = 0; i < c.epsilon.size(); ++i) {
-        QVERIFY2(c.epsilon[i].has_value(), qPrintable(QString::fromStdString(c.accountant + ": " + c.firstError.message())));
+        QVERIFY2(c.epsilon[i].has_value(),
+                 qPrintable(QString::fromStdString(c.accountant + ": " + c.firstError.message())));
         QVERIFY(std::isfinite(*c.epsilon[i]));
         if (i > 0) QVERIFY(*c.epsilon[i] >= *c.epsilon[i - 1] * (1 - 1e-12));
       }

@@ -1,8 +1,7 @@
 // `cyclic` (Kong & Ribero 2024, Thm 4.3–4.5, with the formulas the paper's text extraction lost restored
 // in the specification, ../shared/SPEC.md).
-#include <cmath>
-
 #include <QTest>
+#include <cmath>
 
 #include "accounting/cyclic_accountant.h"
 #include "test_util.h"
@@ -36,7 +35,8 @@ class TestCyclicAccountant : public QObject {
     QTest::addColumn<QString>("variant");
     QTest::addColumn<double>("expected");
     QTest::newRow("Kong & Ribero 2024: headline (Thm 4.5, worst record)") << QString() << 17.32098259;
-    QTest::newRow("Kong & Ribero 2024: paper form (Thm 4.5, first batch)") << QStringLiteral("first-batch") << 1.651228233;
+    QTest::newRow("Kong & Ribero 2024: paper form (Thm 4.5, first batch)")
+        << QStringLiteral("first-batch") << 1.651228233;
     QTest::newRow("Kong & Ribero 2024: baseline (all iterates)") << QStringLiteral("baseline") << 80.0;
   }
   void specUnitValues() {

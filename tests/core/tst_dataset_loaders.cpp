@@ -149,9 +149,8 @@ class TestDatasetLoaders : public QObject {
   void builtinRowsHaveUnitNormByDefault_data() {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("description");
-    QTest::newRow("digits")
-        << "builtin:digits"
-        << "builtin:digits — 1797 records, 64 features, 10 classes, rows scaled to unit norm";
+    QTest::newRow("digits") << "builtin:digits"
+                            << "builtin:digits — 1797 records, 64 features, 10 classes, rows scaled to unit norm";
     QTest::newRow("breast-cancer")
         << "builtin:breast-cancer"
         << "builtin:breast-cancer — 569 records, 30 features, 2 classes, rows scaled to unit norm";
@@ -233,8 +232,8 @@ class TestDatasetLoaders : public QObject {
     QTest::addColumn<int>("scaling");
     QTest::addColumn<QList<double>>("row");
     QTest::addColumn<QList<double>>("expected");
-    QTest::newRow("unit norm: (3,4)/5")
-        << int(FeatureScaling::kUnitNorm) << QList<double>{3, 4} << QList<double>{0.6, 0.8};
+    QTest::newRow("unit norm: (3,4)/5") << int(FeatureScaling::kUnitNorm) << QList<double>{3, 4}
+                                        << QList<double>{0.6, 0.8};
     QTest::newRow("unit norm: short rows grow")
         << int(FeatureScaling::kUnitNorm) << QList<double>{0.3, 0.4} << QList<double>{0.6, 0.8};
     QTest::newRow("unit norm: zero row stays zero")
@@ -357,39 +356,36 @@ class TestDatasetLoaders : public QObject {
     QTest::addColumn<QList<double>>("firstRow");
     QTest::addColumn<int>("firstLabel");
     const QStringList zeroOne{"0", "1"};
-    QTest::newRow("comma") << QByteArray("1,2,0\n3,4,1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
-                                    << QList<double>{1, 2} << 0;
+    QTest::newRow("comma") << QByteArray("1,2,0\n3,4,1\n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2}
+                           << 0;
     QTest::newRow("semicolon") << QByteArray("1;2;0\n3;4;1\n") << -1 << -1 << "" << 2 << 2 << zeroOne
-                                        << QList<double>{1, 2} << 0;
+                               << QList<double>{1, 2} << 0;
     QTest::newRow("tab") << QByteArray("1.5\t2\t1\n3\t4\t0\n") << -1 << -1 << "" << 2 << 2 << zeroOne
-                                  << QList<double>{1.5, 2} << 1;
-    QTest::newRow("whitespace runs")
-        << QByteArray("  1   2 0\n3 4\t\t1  \n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
+                         << QList<double>{1.5, 2} << 1;
+    QTest::newRow("whitespace runs") << QByteArray("  1   2 0\n3 4\t\t1  \n") << -1 << -1 << "" << 2 << 2 << zeroOne
+                                     << QList<double>{1, 2} << 0;
     QTest::newRow("CRLF") << QByteArray("1,2,0\r\n3,4,1\r\n") << -1 << -1 << "" << 2 << 2 << zeroOne
-                                   << QList<double>{1, 2} << 0;
+                          << QList<double>{1, 2} << 0;
     QTest::newRow("blank lines, no final newline")
         << QByteArray("\n1,2,0\n\n   \n3,4,1") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
-    QTest::newRow("empty trailing line")
-        << QByteArray("1,2,0\n3,4,1\n\n") << -1 << -1 << "" << 2 << 2 << zeroOne << QList<double>{1, 2} << 0;
+    QTest::newRow("empty trailing line") << QByteArray("1,2,0\n3,4,1\n\n") << -1 << -1 << "" << 2 << 2 << zeroOne
+                                         << QList<double>{1, 2} << 0;
     QTest::newRow("header detected") << QByteArray("a,b,label\n1,2,x\n3,4,y\n") << -1 << -1 << "" << 2 << 2
-                                              << QStringList{"x", "y"} << QList<double>{1, 2} << 0;
-    QTest::newRow("header detected by its label field")
-        << QByteArray("1,2,y\n0.5,0.25,1\n0.1,0.2,0\n") << -1 << -1 << "" << 2 << 2 << zeroOne
-        << QList<double>{0.5, 0.25} << 1;
+                                     << QStringList{"x", "y"} << QList<double>{1, 2} << 0;
+    QTest::newRow("header detected by its label field") << QByteArray("1,2,y\n0.5,0.25,1\n0.1,0.2,0\n") << -1 << -1
+                                                        << "" << 2 << 2 << zeroOne << QList<double>{0.5, 0.25} << 1;
     QTest::newRow("header forced off, string labels")
         << QByteArray("1,2,b\n3,4,a\n") << 0 << -1 << "" << 2 << 2 << QStringList{"a", "b"} << QList<double>{1, 2} << 1;
-    QTest::newRow("label by header name")
-        << QByteArray("species,x,y\ncat,1,2\ndog,3,4\n") << -1 << -1 << "species" << 2 << 2 << QStringList{"cat", "dog"}
-        << QList<double>{1, 2} << 0;
-    QTest::newRow("label column 0")
-        << QByteArray("1,5,6\n0,7,8\n") << -1 << 0 << "" << 2 << 2 << zeroOne << QList<double>{5, 6} << 1;
-    QTest::newRow("label column -2")
-        << QByteArray("5,1,6\n7,0,8\n") << -1 << -2 << "" << 2 << 2 << zeroOne << QList<double>{5, 6} << 1;
-    QTest::newRow("string labels sorted") << QByteArray("1,2,zebra\n3,4,ant\n5,6,zebra\n") << -1 << -1 << ""
-                                                   << 3 << 2 << QStringList{"ant", "zebra"} << QList<double>{1, 2} << 1;
-    QTest::newRow("integer labels sorted by value")
-        << QByteArray("1,10\n2,9\n3,-1\n") << -1 << -1 << "" << 3 << 1 << QStringList{"-1", "9", "10"}
-        << QList<double>{1} << 2;
+    QTest::newRow("label by header name") << QByteArray("species,x,y\ncat,1,2\ndog,3,4\n") << -1 << -1 << "species" << 2
+                                          << 2 << QStringList{"cat", "dog"} << QList<double>{1, 2} << 0;
+    QTest::newRow("label column 0") << QByteArray("1,5,6\n0,7,8\n") << -1 << 0 << "" << 2 << 2 << zeroOne
+                                    << QList<double>{5, 6} << 1;
+    QTest::newRow("label column -2") << QByteArray("5,1,6\n7,0,8\n") << -1 << -2 << "" << 2 << 2 << zeroOne
+                                     << QList<double>{5, 6} << 1;
+    QTest::newRow("string labels sorted") << QByteArray("1,2,zebra\n3,4,ant\n5,6,zebra\n") << -1 << -1 << "" << 3 << 2
+                                          << QStringList{"ant", "zebra"} << QList<double>{1, 2} << 1;
+    QTest::newRow("integer labels sorted by value") << QByteArray("1,10\n2,9\n3,-1\n") << -1 << -1 << "" << 3 << 1
+                                                    << QStringList{"-1", "9", "10"} << QList<double>{1} << 2;
     QTest::newRow("quoted fields with commas and quotes")
         << QByteArray("\"x, y\",\"a \"\"b\"\"\",label\n1,2,\"p, q\"\n\"3\",4,r\n") << -1 << -1 << "" << 2 << 2
         << QStringList{"p, q", "r"} << QList<double>{1, 2} << 0;
@@ -443,16 +439,15 @@ class TestDatasetLoaders : public QObject {
     const qint64 f = 100000;
     const qint64 r = 10000000;
     QTest::newRow("ragged row") << QByteArray("1,2,0\n3,4,1\n5,6\n") << -1 << "" << f << r << parse
-                                         << "t.csv: line 3: expected 3 fields, found 2";
+                                << "t.csv: line 3: expected 3 fields, found 2";
     QTest::newRow("ragged row after a header")
         << QByteArray("a,b,y\n1,2,0\n3,4,5,1\n") << -1 << "" << f << r << parse << "line 3: expected 3 fields, found 4";
-    QTest::newRow("non-numeric field")
-        << QByteArray("1,2,3,0\n1,2,3,1\n1,2,3,0\n1,2,3,1\n1,2,abc,1\n") << -1 << "" << f << r << parse
-        << "t.csv: line 5, field 3: 'abc' is not a number";
+    QTest::newRow("non-numeric field") << QByteArray("1,2,3,0\n1,2,3,1\n1,2,3,0\n1,2,3,1\n1,2,abc,1\n") << -1 << "" << f
+                                       << r << parse << "t.csv: line 5, field 3: 'abc' is not a number";
     QTest::newRow("nan") << QByteArray("1,2,0\nnan,4,1\n") << -1 << "" << f << r << parse
-                                  << "line 2, field 1: 'nan' is not a finite number";
+                         << "line 2, field 1: 'nan' is not a finite number";
     QTest::newRow("-inf") << QByteArray("1,2,0\n3,-inf,1\n") << -1 << "" << f << r << parse
-                                   << "line 2, field 2: '-inf' is not a finite number";
+                          << "line 2, field 2: '-inf' is not a finite number";
     QTest::newRow("float range") << QByteArray("1,2,0\n1e39,4,1\n") << -1 << "" << f << r << parse
                                  << "line 2, field 1: '1e39' is out of range";
     QTest::newRow("double range") << QByteArray("1,2,0\n1e999,4,1\n") << -1 << "" << f << r << parse
@@ -461,12 +456,9 @@ class TestDatasetLoaders : public QObject {
                                    << "line 2, field 2: empty field";
     QTest::newRow("empty label") << QByteArray("1,2,a\n3,4,\n") << -1 << "" << f << r << parse
                                  << "line 2, field 3: empty label";
-    QTest::newRow("one class") << QByteArray("1,2,0\n3,4,0\n") << -1 << "" << f << r << parse
-                                        << "at least 2 classes";
-    QTest::newRow("no records (empty)")
-        << QByteArray("") << -1 << "" << f << r << parse << "t.csv: no records";
-    QTest::newRow("no records (blank lines)")
-        << QByteArray("\n \r\n\n") << -1 << "" << f << r << parse << "no records";
+    QTest::newRow("one class") << QByteArray("1,2,0\n3,4,0\n") << -1 << "" << f << r << parse << "at least 2 classes";
+    QTest::newRow("no records (empty)") << QByteArray("") << -1 << "" << f << r << parse << "t.csv: no records";
+    QTest::newRow("no records (blank lines)") << QByteArray("\n \r\n\n") << -1 << "" << f << r << parse << "no records";
     QTest::newRow("no records (header only)")
         << QByteArray("a,b,label\n") << -1 << "" << f << r << parse << "no records";
     QTest::newRow("sklearn header claims more records")
@@ -484,10 +476,9 @@ class TestDatasetLoaders : public QObject {
                                                 << "line 2, field 1: text after the closing quote";
     QTest::newRow("one column") << QByteArray("1\n2\n") << -1 << "" << f << r << parse << "line 1: found 1 field";
     QTest::newRow("label name not in header") << QByteArray("a,b,c\n1,2,0\n") << -1 << "z" << f << r << invalid
-                                                       << "no column named 'z' in the header on line 1";
-    QTest::newRow("a label name makes line 1 the header")
-        << QByteArray("1,2,0\n3,4,1\n") << -1 << "z" << f << r << invalid
-        << "no column named 'z' in the header on line 1";
+                                              << "no column named 'z' in the header on line 1";
+    QTest::newRow("a label name makes line 1 the header") << QByteArray("1,2,0\n3,4,1\n") << -1 << "z" << f << r
+                                                          << invalid << "no column named 'z' in the header on line 1";
     QTest::newRow("label column outside")
         << QByteArray("1,2,0\n3,4,1\n") << 5 << "" << f << r << invalid << "label column 5 is outside the 3 columns";
     QTest::newRow("maxFeatures") << QByteArray("1,2,3,0\n3,4,5,1\n") << -1 << "" << qint64(2) << r << parse
@@ -560,15 +551,14 @@ class TestDatasetLoaders : public QObject {
     const qint64 f = 100000;
     const qint64 b = qint64(1) << 30;
     QTest::newRow("bad token") << QByteArray("1 1:1\n-1 1:0.5 abc\n") << f << b
-                                        << "t.svm: line 2, token 3: 'abc' is not an index:value pair";
+                               << "t.svm: line 2, token 3: 'abc' is not an index:value pair";
     QTest::newRow("index 0") << QByteArray("1 0:1\n") << f << b
-                                      << "line 1, token 2: feature index 0 (indices start at 1)";
+                             << "line 1, token 2: feature index 0 (indices start at 1)";
     QTest::newRow("decreasing index") << QByteArray("1 1:1\n-1 3:1 2:1\n") << f << b
-                                               << "line 2, token 3: feature index 2 after 3 (indices must increase)";
+                                      << "line 2, token 3: feature index 2 after 3 (indices must increase)";
     QTest::newRow("repeated index") << QByteArray("1 3:1 3:1\n") << f << b << "feature index 3 after 3";
-    QTest::newRow("index above maxFeatures")
-        << QByteArray("1 1:1\n-1 11:1\n") << qint64(10) << b
-        << "line 2, token 2: feature index 11 is above the limit of 10 features";
+    QTest::newRow("index above maxFeatures") << QByteArray("1 1:1\n-1 11:1\n") << qint64(10) << b
+                                             << "line 2, token 2: feature index 11 is above the limit of 10 features";
     QTest::newRow("index beyond 64 bits")
         << QByteArray("1 99999999999999999999999:1\n") << f << b << "is above the limit of 100000 features";
     QTest::newRow("bad index") << QByteArray("1 x:1\n") << f << b << "line 1, token 2: 'x' is not a feature index";
@@ -646,12 +636,11 @@ class TestDatasetLoaders : public QObject {
     QTest::newRow("truncated header")
         << good.left(10) << goodLabels
         << "t images: truncated header: 10 bytes, but a 3-dimensional IDX header takes 16";
-    QTest::newRow("shorter than the magic")
-        << good.left(3) << goodLabels << "t images: truncated header: 3 bytes";
-    QTest::newRow("wrong magic")
-        << magic << goodLabels << "t images: byte 0: magic number 0x01020803 is not an IDX magic number";
-    QTest::newRow("float elements")
-        << floats << goodLabels << "t images: byte 2: element type 0x0D (float32) is not supported";
+    QTest::newRow("shorter than the magic") << good.left(3) << goodLabels << "t images: truncated header: 3 bytes";
+    QTest::newRow("wrong magic") << magic << goodLabels
+                                 << "t images: byte 0: magic number 0x01020803 is not an IDX magic number";
+    QTest::newRow("float elements") << floats << goodLabels
+                                    << "t images: byte 2: element type 0x0D (float32) is not supported";
     QTest::newRow("images of two dimensions")
         << twoD << goodLabels << "t images: byte 3: 2 dimensions (magic 0x00000802), expected 3 (magic 0x00000803)";
     QTest::newRow("labels with the images magic") << good << good << "t labels: byte 3: 3 dimensions";
@@ -664,17 +653,15 @@ class TestDatasetLoaders : public QObject {
         << manyImages << goodLabels << "byte 4: 4294967295 images, above the limit of 10000000 records";
     QTest::newRow("bytes after the data")
         << good + QByteArray(5, '\0') << goodLabels << "t images: byte 28: 5 bytes after the data";
-    QTest::newRow("fewer labels than images")
-        << good << idxLabels({0, 1}) << "t labels: byte 4: 2 labels for 3 images";
+    QTest::newRow("fewer labels than images") << good << idxLabels({0, 1}) << "t labels: byte 4: 2 labels for 3 images";
     QTest::newRow("label data shorter than claimed")
         << good << idxLabels({0, 1}, 3)
         << "t labels: the header claims 3 labels (3 bytes from byte 8), but only 2 bytes follow";
     QTest::newRow("no images") << idxImages(0, 2, 2) << idxLabels({}) << "byte 4: the header declares 0 images";
     QTest::newRow("one class") << good << idxLabels({1, 1, 1}) << "at least 2 classes";
-    QTest::newRow("bad gzip") << QByteArray(
-                                              "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-that-is-no-deflate-data",
-                                              40)
-                                       << goodLabels << "t images: gzip: byte";
+    QTest::newRow("bad gzip") << QByteArray("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-that-is-no-deflate-data",
+                                            40)
+                              << goodLabels << "t images: gzip: byte";
   }
   void idxRejects() {
     QFETCH(QByteArray, images);
@@ -727,8 +714,7 @@ class TestDatasetLoaders : public QObject {
     QTest::newRow("plain data above maxBytes")
         << QByteArray(100, 'x') << qint64(99) << invalid << "above the limit of 99 bytes";
     QTest::newRow("corrupt deflate data") << corrupt << qint64(1 << 20) << parse << "gzip: byte";
-    QTest::newRow("truncated stream")
-        << text.left(text.size() - 12) << qint64(1 << 20) << parse << "truncated";
+    QTest::newRow("truncated stream") << text.left(text.size() - 12) << qint64(1 << 20) << parse << "truncated";
     QTest::newRow("RFC 1952: too short for header and trailer")
         << QByteArray("\x1f\x8b\x08", 3) << qint64(100) << parse << "truncated: 3 bytes";
     QTest::newRow("RFC 1952: junk after the member")

@@ -2,16 +2,15 @@
 // target, the mean accuracy rises with ε (within the spread of three seeds), the non-private
 // ceiling sits above the private points, points stream as they finish, a cancel stops the
 // frontier, and the result does not depend on the number of threads.
+#include <QTest>
 #include <atomic>
 #include <cmath>
 #include <mutex>
 #include <thread>
 
-#include <QTest>
-
+#include "test_util.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
-#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
@@ -53,7 +52,8 @@ class TestFrontier : public QObject {
     const std::vector<double> epochs = frontierEpochsGrid(20, 8);
     QCOMPARE(epochs.front(), std::round(2.5));  // 20/8, rounded to a whole epoch
     QCOMPARE(epochs.back(), 160.0);
-    for (std::size_t i = 1; i < epochs.size(); ++i) QVERIFY(epochs[i] > epochs[i - 1] && epochs[i] == std::round(epochs[i]));
+    for (std::size_t i = 1; i < epochs.size(); ++i)
+      QVERIFY(epochs[i] > epochs[i - 1] && epochs[i] == std::round(epochs[i]));
     QVERIFY(frontierEpsilonGrid(0.0, 10).empty());
     QVERIFY(frontierEpsilonGrid(1.0, 1).empty());
   }
@@ -180,8 +180,7 @@ class TestFrontier : public QObject {
     if (which == 4) r.vary = FrontierVary::kEpochs;
     auto result = computeFrontier(r, digits());
     QVERIFY(!result.isOk());
-    QVERIFY2(QString::fromStdString(result.status().message()).contains(message),
-             result.status().message().c_str());
+    QVERIFY2(QString::fromStdString(result.status().message()).contains(message), result.status().message().c_str());
   }
 };
 

@@ -43,9 +43,11 @@ class TestFuzzRegressions : public QObject {
   void loaders_data() {
     QTest::addColumn<QString>("harness");
     QTest::addColumn<QString>("path");
-    for (const QString& harness : {QStringLiteral("csv"), QStringLiteral("libsvm"), QStringLiteral("idx"), QStringLiteral("gzip")}) {
+    for (const QString& harness :
+         {QStringLiteral("csv"), QStringLiteral("libsvm"), QStringLiteral("idx"), QStringLiteral("gzip")}) {
       const QStringList files = corpus(harness);
-      QVERIFY2(harness == QStringLiteral("gzip") || files.size() >= 10, qPrintable(harness + QStringLiteral(": seed corpus missing")));
+      QVERIFY2(harness == QStringLiteral("gzip") || files.size() >= 10,
+               qPrintable(harness + QStringLiteral(": seed corpus missing")));
       for (const QString& path : files) {
         QTest::newRow(qPrintable(harness + QLatin1Char('/') + QFileInfo(path).fileName())) << harness << path;
       }

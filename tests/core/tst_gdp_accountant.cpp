@@ -1,10 +1,9 @@
 // `gdp` (Bu, Dong, Long & Su 2020, the Gaussian-DP central limit theorem): the CLT μ, δ(ε; μ), ε(δ)
 // and G_μ. Expected values: their Table 1 (printed digits) and tests/data/dpsgd_mnist.json (mu_clt, eps_clt).
-#include <cmath>
-
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
+#include <cmath>
 
 #include "accounting/gdp_accountant.h"
 #include "accounting/tradeoff.h"
@@ -24,12 +23,14 @@ class TestGdpAccountant : public QObject {
     QTest::addColumn<double>("epsPrinted");
     QTest::addColumn<double>("muReference");
     QTest::addColumn<double>("epsReference");
-    const QJsonArray cases = dpx::test::loadJson(QStringLiteral("dpsgd_mnist.json")).value(QStringLiteral("cases")).toArray();
+    const QJsonArray cases =
+        dpx::test::loadJson(QStringLiteral("dpsgd_mnist.json")).value(QStringLiteral("cases")).toArray();
     QVERIFY(cases.size() == 6);
     for (const QJsonValue& v : cases) {
       const QJsonObject c = v.toObject();
       const QJsonObject pub = c.value(QStringLiteral("published")).toObject();
-      QTest::newRow(qPrintable(QStringLiteral("Bu et al. 2020 Table 1 / reference %1").arg(c.value(QStringLiteral("id")).toString())))
+      QTest::newRow(qPrintable(
+          QStringLiteral("Bu et al. 2020 Table 1 / reference %1").arg(c.value(QStringLiteral("id")).toString())))
           << c.value(QStringLiteral("sigma")).toDouble() << c.value(QStringLiteral("epochs")).toDouble()
           << pub.value(QStringLiteral("mu_clt")).toDouble() << pub.value(QStringLiteral("eps_clt")).toDouble()
           << c.value(QStringLiteral("mu_clt")).toDouble() << c.value(QStringLiteral("eps_clt")).toDouble();
@@ -66,7 +67,8 @@ class TestGdpAccountant : public QObject {
     // δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) evaluated directly where it is well conditioned.
     for (double mu : {0.3, 1.0, 2.5}) {
       for (double eps : {0.0, 0.5, 2.0}) {
-        const double direct = numerics::normalCdf(-eps / mu + mu / 2) - std::exp(eps) * numerics::normalCdf(-eps / mu - mu / 2);
+        const double direct =
+            numerics::normalCdf(-eps / mu + mu / 2) - std::exp(eps) * numerics::normalCdf(-eps / mu - mu / 2);
         DPX_COMPARE_REL(gdpDelta(mu, eps), direct, 1e-12);
       }
     }

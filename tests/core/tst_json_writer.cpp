@@ -1,10 +1,9 @@
 // The JSON writer of the dpx machine interface (numbers with 10 significant digits).
-#include <limits>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <limits>
 
 #include "io/json_writer.h"
 

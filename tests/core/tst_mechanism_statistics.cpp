@@ -20,6 +20,7 @@
 // allows 5 standard errors, so a correct mechanism passes with margin while a wrong factor (√2,
 // m vs b, η vs √η, Δ_∞ for Δ_E) is off by far more. The seeds are fixed: the test is
 // deterministic, the tolerances only make it meaningful.
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,16 +28,14 @@
 #include <numeric>
 #include <vector>
 
-#include <QTest>
-
 #include "accounting/output_perturbation_accountant.h"
 #include "accounting/sgld_accountant.h"
+#include "synthetic_data.h"
+#include "test_util.h"
 #include "training/rng.h"
 #include "training/samplers.h"
 #include "training/softmax_regression.h"
 #include "training/trainer.h"
-#include "synthetic_data.h"
-#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
@@ -79,14 +78,16 @@ QByteArray describeMoments(const Moments& m, double expectedStd) {
 bool matchesGaussian(const Moments& m, double expectedStd) {
   const double n = m.count;
   return std::fabs(m.std() / expectedStd - 1.0) <= kSigmas / std::sqrt(2.0 * n) &&
-         std::fabs(m.mean()) <= kSigmas * expectedStd / std::sqrt(n) && std::fabs(m.kurtosis() - 3.0) <= kSigmas * std::sqrt(24.0 / n);
+         std::fabs(m.mean()) <= kSigmas * expectedStd / std::sqrt(n) &&
+         std::fabs(m.kurtosis() - 3.0) <= kSigmas * std::sqrt(24.0 / n);
 }
 
 #define DPX_VERIFY_GAUSSIAN(moments, expectedStd) \
   QVERIFY2(matchesGaussian((moments), (expectedStd)), describeMoments((moments), (expectedStd)).constData())
 
 // The run of a config after exactly `steps` steps (epochs chosen so the trainer runs that many).
-Result<TrainingResult> runSteps(TrainerConfig config, const std::shared_ptr<const TrainTestSplit>& split, std::int64_t steps) {
+Result<TrainingResult> runSteps(TrainerConfig config, const std::shared_ptr<const TrainTestSplit>& split,
+                                std::int64_t steps) {
   const auto n = static_cast<double>(split->train.size());
   const auto m = static_cast<double>(config.knobs.m);
   const bool passes = config.mechanism == Mechanism::kCyclic || config.mechanism == Mechanism::kOutpert;
@@ -103,7 +104,8 @@ Result<TrainingResult> runSteps(TrainerConfig config, const std::shared_ptr<cons
 }
 
 // The batch the trainer draws at `step` (0-based), from the same public samplers and streams.
-std::vector<std::int64_t> batchAt(const TrainerConfig& config, const ResolvedRun& run, std::int64_t n, std::int64_t step) {
+std::vector<std::int64_t> batchAt(const TrainerConfig& config, const ResolvedRun& run, std::int64_t n,
+                                  std::int64_t step) {
   std::vector<std::int64_t> batch;
   const Params& p = run.accountantParams;
   switch (config.mechanism) {
@@ -130,7 +132,8 @@ std::vector<std::int64_t> batchAt(const TrainerConfig& config, const ResolvedRun
       std::sort(batch.begin(), batch.end());
       break;
     }
-    case Mechanism::kSgd: break;
+    case Mechanism::kSgd:
+      break;
   }
   return batch;
 }
@@ -160,16 +163,20 @@ double expectedStepNoise(const TrainerConfig& config, const ResolvedRun& run, st
   const double eta = stepSize(config, p, step);
   const double m = static_cast<double>(p.m);
   switch (config.mechanism) {
-    case Mechanism::kDpSgd: return eta * p.sigma * run.clipNorm / m;  // (η/m)·σL on the clipped sum
-    case Mechanism::kCyclic: return eta * p.sigma * run.clipNorm / m;  // s = ησL/b
+    case Mechanism::kDpSgd:
+      return eta * p.sigma * run.clipNorm / m;  // (η/m)·σL on the clipped sum
+    case Mechanism::kCyclic:
+      return eta * p.sigma * run.clipNorm / m;  // s = ησL/b
     case Mechanism::kDpSgld: {
       // σ_L = σL√η₀/(m√2), η₀ the first step of the schedule; per step √(2η_k)σ_L.
       const double eta0 = p.schedule == Schedule::kConstant ? p.eta : 1.0 / (2.0 * p.beta);
       const double sigmaL = p.sigma * run.lipschitzFromData * std::sqrt(eta0) / (m * std::sqrt(2.0));
       return std::sqrt(2.0 * eta) * sigmaL;
     }
-    case Mechanism::kSgldPosterior: return std::sqrt(eta / static_cast<double>(n));  // N(0, η_t/N)
-    default: return 0.0;
+    case Mechanism::kSgldPosterior:
+      return std::sqrt(eta / static_cast<double>(n));  // N(0, η_t/N)
+    default:
+      return 0.0;
   }
 }
 
@@ -327,12 +334,15 @@ class TestMechanismStatistics : public QObject {
       auto result = runSteps(c, split, 1);
       QVERIFY2(result.isOk(), result.status().message().c_str());
       const double radius = result->run.lipschitzFromData / c.knobs.lambda;
-      const double stepNoise = std::sqrt(2.0 * c.knobs.eta) * accounting::sgldSchedule(result->run.accountantParams).sigmaL;
-      const double inward = c.knobs.eta * c.knobs.lambda * radius + c.knobs.eta * result->run.lipschitzFromData + 6.0 * stepNoise;
+      const double stepNoise =
+          std::sqrt(2.0 * c.knobs.eta) * accounting::sgldSchedule(result->run.accountantParams).sigmaL;
+      const double inward =
+          c.knobs.eta * c.knobs.lambda * radius + c.knobs.eta * result->run.lipschitzFromData + 6.0 * stepNoise;
       QVERIFY2(inward < 0.01 * radius, "the step must be small next to the radius for this check");
       const Eigen::VectorXd theta = result->model.parameters().cast<double>();
-      QVERIFY2(theta.norm() <= radius * (1 + 1e-6) && theta.norm() >= radius - inward,
-               qPrintable(QStringLiteral("‖θ₁‖ = %1, radius %2").arg(theta.norm(), 0, 'g', 10).arg(radius, 0, 'g', 10)));
+      QVERIFY2(
+          theta.norm() <= radius * (1 + 1e-6) && theta.norm() >= radius - inward,
+          qPrintable(QStringLiteral("‖θ₁‖ = %1, radius %2").arg(theta.norm(), 0, 'g', 10).arg(radius, 0, 'g', 10)));
       const Eigen::VectorXd unit = theta / theta.norm() * std::sqrt(static_cast<double>(theta.size()));
       for (Eigen::Index i = 0; i < unit.size(); ++i) direction.add(unit(i));
     }
@@ -427,7 +437,10 @@ class TestMechanismStatistics : public QObject {
     const double excessKurtosis = (1 - 6 * q * (1 - q)) / binomialVariance;
     const double varianceSe = binomialVariance * std::sqrt(2.0 / (T - 1) + excessKurtosis / T);
     QVERIFY2(std::fabs(variance - binomialVariance) <= kSigmas * varianceSe,
-             qPrintable(QStringLiteral("batch size variance %1, expected m(1−q) = %2 ± %3").arg(variance).arg(binomialVariance).arg(varianceSe)));
+             qPrintable(QStringLiteral("batch size variance %1, expected m(1−q) = %2 ± %3")
+                            .arg(variance)
+                            .arg(binomialVariance)
+                            .arg(varianceSe)));
     double chi2 = 0.0;
     for (const double h : hits) chi2 += (h - T * q) * (h - T * q) / (T * q * (1 - q));
     const double dof = static_cast<double>(n);
@@ -455,7 +468,9 @@ class TestMechanismStatistics : public QObject {
       const double sd = std::sqrt(1000.0 * 100.0 * (1 - q));
       QVERIFY2(std::fabs(static_cast<double>(r->examplesProcessed) - expected) <= kSigmas * sd,
                qPrintable(QStringLiteral("dp-sgd processed %1 examples in 1000 steps, expected %2 ± %3")
-                              .arg(r->examplesProcessed).arg(expected).arg(sd)));
+                              .arg(r->examplesProcessed)
+                              .arg(expected)
+                              .arg(sd)));
     }
     {
       TrainerConfig c = config(Mechanism::kDpSgld);
@@ -505,7 +520,8 @@ class TestMechanismStatistics : public QObject {
     Xoshiro256 engine(17);
     std::vector<double> init(static_cast<std::size_t>(model.parameters().size()));
     fillGaussian(init, thetaScale, engine);
-    for (std::size_t i = 0; i < init.size(); ++i) model.parameters()(static_cast<Eigen::Index>(i)) = static_cast<float>(init[i]);
+    for (std::size_t i = 0; i < init.size(); ++i)
+      model.parameters()(static_cast<Eigen::Index>(i)) = static_cast<float>(init[i]);
 
     GradientWorkspace workspace;
     Eigen::VectorXf clipped;
@@ -518,10 +534,15 @@ class TestMechanismStatistics : public QObject {
       const GradientStats stats = clippedGradientSum(model, data, squaredNorms, one, L, workspace, clipped, &norms);
       const double raw = norms.at(0);
       const double norm = clipped.cast<double>().norm();
-      QVERIFY2(std::isfinite(raw) && std::isfinite(norm), qPrintable(QStringLiteral("record %1: ‖g‖ = %2, ‖clip(g)‖ = %3").arg(i).arg(raw).arg(norm)));
-      QVERIFY2(norm <= L * (1 + 1e-5), qPrintable(QStringLiteral("record %1: ‖clip(g)‖ = %2 > L = %3").arg(i).arg(norm, 0, 'g', 10).arg(L)));
+      QVERIFY2(std::isfinite(raw) && std::isfinite(norm),
+               qPrintable(QStringLiteral("record %1: ‖g‖ = %2, ‖clip(g)‖ = %3").arg(i).arg(raw).arg(norm)));
+      QVERIFY2(norm <= L * (1 + 1e-5),
+               qPrintable(QStringLiteral("record %1: ‖clip(g)‖ = %2 > L = %3").arg(i).arg(norm, 0, 'g', 10).arg(L)));
       QVERIFY2(std::fabs(norm - std::min(raw, L)) <= 1e-5 * std::max(norm, 1e-30) + 1e-30,
-               qPrintable(QStringLiteral("record %1: ‖clip(g)‖ = %2, expected min(‖g‖ = %3, L)").arg(i).arg(norm, 0, 'g', 10).arg(raw, 0, 'g', 10)));
+               qPrintable(QStringLiteral("record %1: ‖clip(g)‖ = %2, expected min(‖g‖ = %3, L)")
+                              .arg(i)
+                              .arg(norm, 0, 'g', 10)
+                              .arg(raw, 0, 'g', 10)));
       QCOMPARE(stats.clipped, std::int64_t(raw > L ? 1 : 0));
       clippedCount += stats.clipped;
     }

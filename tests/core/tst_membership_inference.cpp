@@ -3,23 +3,22 @@
 // randomized response (exact and simulated, fixed seeds), ROC/AUC identities, LiRA's Gaussian
 // fits; then whole audits: a memorising non-private model is clearly attacked, DP-SGD at ε = 1
 // stays below its rdp bound, canaries, determinism, cancel and the rejected inputs.
-#include <atomic>
-#include <cmath>
-#include <numeric>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <atomic>
+#include <cmath>
+#include <numeric>
 
 #include "audit/epsilon_lower_bound.h"
 #include "audit/membership_inference.h"
 #include "audit/roc.h"
 #include "io/json_writer.h"
+#include "test_util.h"
 #include "training/dataset.h"
 #include "training/rng.h"
 #include "training/trainer.h"
-#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::audit;
@@ -107,12 +106,18 @@ class TestMembershipInference : public QObject {
     QTest::addColumn<double>("expected");
     // Expected: Steinke, Nasr & Jagielski 2023's p_value_DP_audit transcribed to pure Python
     // (scipy's binom.sf/pmf replaced by math.comb sums), evaluated in double.
-    QTest::newRow("Steinke23 p_value_DP_audit m=r=100 v=60 eps=0") << qint64(100) << qint64(100) << qint64(60) << 0.0 << 1e-5 << 0.028556460423992704;
-    QTest::newRow("Steinke23 p_value_DP_audit m=r=100 v=70 eps=0.5") << qint64(100) << qint64(100) << qint64(70) << 0.5 << 1e-5 << 0.06577811030964284;
-    QTest::newRow("Steinke23 p_value_DP_audit m=1000 r=200 v=150 eps=1") << qint64(1000) << qint64(200) << qint64(150) << 1.0 << 1e-5 << 0.3044225124350043;
-    QTest::newRow("Steinke23 p_value_DP_audit m=1000 r=v=600 eps=2") << qint64(1000) << qint64(600) << qint64(600) << 2.0 << 1e-5 << 0.00022547117595454787;
-    QTest::newRow("Steinke23 p_value_DP_audit m=50 r=20 v=15 pure DP") << qint64(50) << qint64(20) << qint64(15) << 0.3 << 0.0 << 0.08423137561018863;
-    QTest::newRow("Steinke23 p_value_DP_audit m=r=1000 v=500 eps=0") << qint64(1000) << qint64(1000) << qint64(500) << 0.0 << 1e-5 << 0.513116002465994;
+    QTest::newRow("Steinke23 p_value_DP_audit m=r=100 v=60 eps=0")
+        << qint64(100) << qint64(100) << qint64(60) << 0.0 << 1e-5 << 0.028556460423992704;
+    QTest::newRow("Steinke23 p_value_DP_audit m=r=100 v=70 eps=0.5")
+        << qint64(100) << qint64(100) << qint64(70) << 0.5 << 1e-5 << 0.06577811030964284;
+    QTest::newRow("Steinke23 p_value_DP_audit m=1000 r=200 v=150 eps=1")
+        << qint64(1000) << qint64(200) << qint64(150) << 1.0 << 1e-5 << 0.3044225124350043;
+    QTest::newRow("Steinke23 p_value_DP_audit m=1000 r=v=600 eps=2")
+        << qint64(1000) << qint64(600) << qint64(600) << 2.0 << 1e-5 << 0.00022547117595454787;
+    QTest::newRow("Steinke23 p_value_DP_audit m=50 r=20 v=15 pure DP")
+        << qint64(50) << qint64(20) << qint64(15) << 0.3 << 0.0 << 0.08423137561018863;
+    QTest::newRow("Steinke23 p_value_DP_audit m=r=1000 v=500 eps=0")
+        << qint64(1000) << qint64(1000) << qint64(500) << 0.0 << 1e-5 << 0.513116002465994;
   }
   void pValueMatchesTheReferenceRoutine() {
     QFETCH(qint64, m);
@@ -135,11 +140,16 @@ class TestMembershipInference : public QObject {
     QTest::addColumn<double>("expected");
     // Expected: Steinke et al. 2023's get_eps_audit (same transcription, 60 bisection steps).
     // The first row is the example in the routine's own __main__.
-    QTest::newRow("Steinke23 get_eps_audit(1000, 600, 600, 1e-5, 0.05)") << qint64(1000) << qint64(600) << qint64(600) << 1e-5 << 0.95 << 5.270399463514697;
-    QTest::newRow("Steinke23 get_eps_audit(100, 100, 100, 1e-5, 0.05)") << qint64(100) << qint64(100) << qint64(100) << 1e-5 << 0.95 << 3.490215955326397;
-    QTest::newRow("Steinke23 get_eps_audit(1000, 1000, 700, 1e-5, 0.05)") << qint64(1000) << qint64(1000) << qint64(700) << 1e-5 << 0.95 << 0.7317404494186919;
-    QTest::newRow("Steinke23 get_eps_audit(1000, 200, 150, 0, 0.05)") << qint64(1000) << qint64(200) << qint64(150) << 0.0 << 0.95 << 0.8213962430643411;
-    QTest::newRow("Steinke23 get_eps_audit(500, 100, 80, 1e-6, 0.01)") << qint64(500) << qint64(100) << qint64(80) << 1e-6 << 0.99 << 0.8033555490013132;
+    QTest::newRow("Steinke23 get_eps_audit(1000, 600, 600, 1e-5, 0.05)")
+        << qint64(1000) << qint64(600) << qint64(600) << 1e-5 << 0.95 << 5.270399463514697;
+    QTest::newRow("Steinke23 get_eps_audit(100, 100, 100, 1e-5, 0.05)")
+        << qint64(100) << qint64(100) << qint64(100) << 1e-5 << 0.95 << 3.490215955326397;
+    QTest::newRow("Steinke23 get_eps_audit(1000, 1000, 700, 1e-5, 0.05)")
+        << qint64(1000) << qint64(1000) << qint64(700) << 1e-5 << 0.95 << 0.7317404494186919;
+    QTest::newRow("Steinke23 get_eps_audit(1000, 200, 150, 0, 0.05)")
+        << qint64(1000) << qint64(200) << qint64(150) << 0.0 << 0.95 << 0.8213962430643411;
+    QTest::newRow("Steinke23 get_eps_audit(500, 100, 80, 1e-6, 0.01)")
+        << qint64(500) << qint64(100) << qint64(80) << 1e-6 << 0.99 << 0.8033555490013132;
   }
   void lowerBoundMatchesTheReferenceRoutine() {
     QFETCH(qint64, m);
@@ -179,9 +189,11 @@ class TestMembershipInference : public QObject {
     }
     QVERIFY(positive >= 10);
     // More guesses at the same accuracy is more evidence.
-    QVERIFY(*oneRunEpsilonLowerBound(2000, 400, 320, 1e-5, 0.95) > *oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.95));
+    QVERIFY(*oneRunEpsilonLowerBound(2000, 400, 320, 1e-5, 0.95) >
+            *oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.95));
     // Higher confidence costs: the bound shrinks.
-    QVERIFY(*oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.99) < *oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.95));
+    QVERIFY(*oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.99) <
+            *oneRunEpsilonLowerBound(2000, 200, 160, 1e-5, 0.95));
   }
 
   void boundIsValidForRandomizedResponseExactly_data() {
@@ -231,7 +243,7 @@ class TestMembershipInference : public QObject {
         members[i] = uniform() < 0.5 ? 1 : 0;
         const bool says = uniform() < q0 ? members[i] != 0 : members[i] == 0;
         scores[0][i] = (says ? 1.0 : 0.0) + 0.5 * uniform();  // RR bit, random tie-break
-        scores[1][i] = uniform();                              // an attack at chance
+        scores[1][i] = uniform();                             // an attack at chance
       }
       Result<std::vector<OneRunBound>> b = oneRunAudit(scores, members, 1e-5, 0.95);
       QVERIFY(b.isOk());
@@ -378,10 +390,11 @@ class TestMembershipInference : public QObject {
     QVERIFY(!r->epsilonUpperBound);
     QVERIFY(!r->contradiction);
     const double best = r->attacks[static_cast<std::size_t>(r->bestAttack)].auc;
-    qInfo("memorising model: loss AUC %.4f, LiRA AUC %.4f, one-run eps >= %.4f, CP eps ~ %.4f, train acc %.3f, "
-          "test acc %.3f, %.2f s",
-          r->attacks[0].auc, r->attacks[1].auc, r->epsilonLowerBound, r->epsilonLowerBoundCp,
-          r->training.finalTrainAccuracy, r->training.finalTestAccuracy, r->seconds);
+    qInfo(
+        "memorising model: loss AUC %.4f, LiRA AUC %.4f, one-run eps >= %.4f, CP eps ~ %.4f, train acc %.3f, "
+        "test acc %.3f, %.2f s",
+        r->attacks[0].auc, r->attacks[1].auc, r->epsilonLowerBound, r->epsilonLowerBoundCp,
+        r->training.finalTrainAccuracy, r->training.finalTestAccuracy, r->seconds);
     QVERIFY2(best >= 0.7, qPrintable(QString::number(best)));
     QVERIFY(r->attacks[0].auc >= 0.7);
     QVERIFY(r->training.finalTrainAccuracy == 1.0);
@@ -406,10 +419,11 @@ class TestMembershipInference : public QObject {
       QCOMPARE(r->accountant, std::string("rdp"));
       QVERIFY(*r->epsilonUpperBound <= 1.0 + 1e-9);
       QVERIFY(*r->epsilonUpperBound > 0.9);
-      qInfo("dp-sgd eps=1, %lld canaries: rdp eps %.4f, one-run eps >= %.4f, CP eps ~ %.4f, AUC loss %.4f LiRA %.4f, "
-            "test acc %.3f, %.2f s",
-            static_cast<long long>(canaries), *r->epsilonUpperBound, r->epsilonLowerBound, r->epsilonLowerBoundCp,
-            r->attacks[0].auc, r->attacks[1].auc, r->training.finalTestAccuracy, r->seconds);
+      qInfo(
+          "dp-sgd eps=1, %lld canaries: rdp eps %.4f, one-run eps >= %.4f, CP eps ~ %.4f, AUC loss %.4f LiRA %.4f, "
+          "test acc %.3f, %.2f s",
+          static_cast<long long>(canaries), *r->epsilonUpperBound, r->epsilonLowerBound, r->epsilonLowerBoundCp,
+          r->attacks[0].auc, r->attacks[1].auc, r->training.finalTestAccuracy, r->seconds);
       QVERIFY(r->epsilonLowerBound < *r->epsilonUpperBound);
       QVERIFY(!r->contradiction);
       QVERIFY(r->message.empty());
@@ -467,8 +481,8 @@ class TestMembershipInference : public QObject {
     QCOMPARE(r->poolSize, std::int64_t{440});
     QCOMPARE(r->auditedRecords, std::int64_t{40});
     QCOMPARE(r->attacks[0].scores.size(), std::size_t{40});
-    qInfo("canaries: loss AUC %.4f, LiRA AUC %.4f, one-run eps >= %.4f, members %lld of 40",
-          r->attacks[0].auc, r->attacks[1].auc, r->epsilonLowerBound, static_cast<long long>(r->auditedMembers));
+    qInfo("canaries: loss AUC %.4f, LiRA AUC %.4f, one-run eps >= %.4f, members %lld of 40", r->attacks[0].auc,
+          r->attacks[1].auc, r->epsilonLowerBound, static_cast<long long>(r->auditedMembers));
     QVERIFY(r->attacks[static_cast<std::size_t>(r->bestAttack)].auc > 0.9);
     QVERIFY(r->epsilonLowerBound > 0.5);
     for (const AttackReport& a : r->attacks) {

@@ -1,7 +1,6 @@
 // `outpert` (Chen, Lee & Kifer 2019, Prop. 2 and Prop. 3).
-#include <cmath>
-
 #include <QTest>
+#include <cmath>
 
 #include "accounting/output_perturbation_accountant.h"
 #include "numerics/special_functions.h"
@@ -85,7 +84,8 @@ class TestOutputPerturbationAccountant : public QObject {
         const double brute = numerics::logSumExp(terms);
         const double fast = logSumExpGeometric(20.0, r, k);
         QVERIFY2(fast >= brute - 1e-9, qPrintable(QStringLiteral("r=%1 k=%2").arg(r).arg(k)));
-        QVERIFY2(fast <= brute + 1e-3, qPrintable(QStringLiteral("r=%1 k=%2 %3 vs %4").arg(r).arg(k).arg(fast).arg(brute)));
+        QVERIFY2(fast <= brute + 1e-3,
+                 qPrintable(QStringLiteral("r=%1 k=%2 %3 vs %4").arg(r).arg(k).arg(fast).arg(brute)));
       }
     }
   }

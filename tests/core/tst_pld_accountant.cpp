@@ -1,15 +1,14 @@
 // `pld` (SPEC §2.3): exact composition by privacy loss distributions. Expected values:
 // tests/data/dpsgd_mnist.json (Google dp_accounting's PLD accountant at Δ = 1e−4 and 1e−5),
 // the Gaussian mechanism's closed form (q = 1 is exactly μ-GDP with μ = √K/σ), and properties.
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <vector>
-
-#include <QJsonArray>
-#include <QJsonObject>
-#include <QTest>
 
 #include "accounting/calibration.h"
 #include "accounting/curves.h"
@@ -44,11 +43,13 @@ class TestPldAccountant : public QObject {
     QTest::addColumn<double>("pld4");
     QTest::addColumn<double>("pld5");
     QTest::addColumn<double>("rdpImproved");
-    const QJsonArray cases = dpx::test::loadJson(QStringLiteral("dpsgd_mnist.json")).value(QStringLiteral("cases")).toArray();
+    const QJsonArray cases =
+        dpx::test::loadJson(QStringLiteral("dpsgd_mnist.json")).value(QStringLiteral("cases")).toArray();
     QVERIFY(cases.size() == 6);
     for (const QJsonValue& v : cases) {
       const QJsonObject c = v.toObject();
-      QTest::newRow(qPrintable(QStringLiteral("dp_accounting PLD, reference %1").arg(c.value(QStringLiteral("id")).toString())))
+      QTest::newRow(
+          qPrintable(QStringLiteral("dp_accounting PLD, reference %1").arg(c.value(QStringLiteral("id")).toString())))
           << c.value(QStringLiteral("sigma")).toDouble() << c.value(QStringLiteral("epochs")).toDouble()
           << c.value(QStringLiteral("eps_pld_1e-4")).toDouble() << c.value(QStringLiteral("eps_pld_1e-5")).toDouble()
           << c.value(QStringLiteral("eps_rdp_improved")).toDouble();
@@ -68,8 +69,10 @@ class TestPldAccountant : public QObject {
     QVERIFY2(e.isOk(), e.status().message().c_str());
     DPX_COMPARE_REL(e->epsilon, pld5, 0.01);
     QVERIFY(*e->epsilonUpper >= *e->epsilonLower);
-    QVERIFY2(*e->epsilonLower <= pld5 && pld5 <= *e->epsilonUpper,
-             qPrintable(QStringLiteral("[%1, %2] ∌ %3").arg(*e->epsilonLower, 0, 'g', 10).arg(*e->epsilonUpper, 0, 'g', 10).arg(pld5, 0, 'g', 10)));
+    QVERIFY2(*e->epsilonLower <= pld5 && pld5 <= *e->epsilonUpper, qPrintable(QStringLiteral("[%1, %2] ∌ %3")
+                                                                                  .arg(*e->epsilonLower, 0, 'g', 10)
+                                                                                  .arg(*e->epsilonUpper, 0, 'g', 10)
+                                                                                  .arg(pld5, 0, 'g', 10)));
     QVERIFY((*e->epsilonUpper - *e->epsilonLower) <= 0.01 * *e->epsilonUpper);
     // At dp_accounting's own Δ = 1e−4 the pessimistic value is theirs, and the bracket holds both.
     EpsilonOptions fine;
@@ -115,7 +118,8 @@ class TestPldAccountant : public QObject {
         QVERIFY2(lo->delta(eps) <= truth + 1e-15, qPrintable(QString::number(eps)));
       }
       // Connect the dots is exact at the grid points.
-      for (int i = 0; i < 200; i += 7) DPX_COMPARE_REL(up->delta(i * 1e-3) + 1e-300, pair.hockeyStick(i * 1e-3) + 1e-300, 1e-9);
+      for (int i = 0; i < 200; i += 7)
+        DPX_COMPARE_REL(up->delta(i * 1e-3) + 1e-300, pair.hockeyStick(i * 1e-3) + 1e-300, 1e-9);
     }
   }
 
@@ -252,9 +256,10 @@ class TestPldAccountant : public QObject {
     auto curve = pldEpsilonCurve(p, steps);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     QVERIFY2(curve.isOk(), curve.status().message().c_str());
-    qInfo("24-point pld curve to K = 140630: %.0f ms (first in the process: includes choosing Δ), Δ = %g, width at "
-          "K = 140630: %g",
-          ms, curve->discretisation, curve->achievedWidth);
+    qInfo(
+        "24-point pld curve to K = 140630: %.0f ms (first in the process: includes choosing Δ), Δ = %g, width at "
+        "K = 140630: %g",
+        ms, curve->discretisation, curve->achievedWidth);
     QVERIFY(curve->automatic);
     QCOMPARE(curve->gridSteps, std::int64_t(140630));
     QVERIFY(curve->discretisation > 0.0 && curve->discretisation <= 1.0);

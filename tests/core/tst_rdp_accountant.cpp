@@ -2,14 +2,12 @@
 // and its (ε, δ) conversions. Expected values: ../shared/reference/dpsgd_mnist.json (Opacus RDP, the
 // legacy TF Privacy recipe behind Bu, Dong, Long & Su 2020, Table 1) and mpmath quadrature of the
 // defining integral.
-#include <cmath>
-
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QFile>
 #include <QTest>
-
 #include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <cmath>
 
 #include "accounting/rdp_accountant.h"
 #include "accounting/rdp_conversion.h"
@@ -87,7 +85,8 @@ class TestRdpAccountant : public QObject {
     QVERIFY2(cases.size() == 6, "tests/data/dpsgd_mnist.json is missing");
     for (const QJsonValue& v : cases) {
       const QJsonObject c = v.toObject();
-      const QJsonValue pub = c.value(QStringLiteral("published")).toObject().value(QStringLiteral("eps_moments_accountant"));
+      const QJsonValue pub =
+          c.value(QStringLiteral("published")).toObject().value(QStringLiteral("eps_moments_accountant"));
       QTest::newRow(qPrintable(QStringLiteral("reference %1").arg(c.value(QStringLiteral("id")).toString())))
           << c.value(QStringLiteral("sigma")).toDouble() << c.value(QStringLiteral("epochs")).toDouble()
           << c.value(QStringLiteral("eps_ma_legacy")).toDouble()
@@ -159,7 +158,11 @@ class TestRdpAccountant : public QObject {
           QVERIFY(v.isOk());
           const double reference = rdpByQuadrature(q, sigma, alpha);
           QVERIFY2(dpx::test::relativelyClose(*v, reference, 1e-7),
-                   qPrintable(QStringLiteral("q=%1 σ=%2 α=%3: %4 vs %5").arg(q).arg(sigma).arg(alpha).arg(*v, 0, 'g', 12)
+                   qPrintable(QStringLiteral("q=%1 σ=%2 α=%3: %4 vs %5")
+                                  .arg(q)
+                                  .arg(sigma)
+                                  .arg(alpha)
+                                  .arg(*v, 0, 'g', 12)
                                   .arg(reference, 0, 'g', 12)));
         }
       }

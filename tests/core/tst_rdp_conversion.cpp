@@ -1,9 +1,8 @@
 // RDP → (ε, δ) conversions and the order grids (classic, Mironov 2017; improved,
 // Balle et al. 2020 Thm 21).
+#include <QTest>
 #include <cmath>
 #include <random>
-
-#include <QTest>
 
 #include "accounting/rdp_conversion.h"
 #include "test_util.h"
@@ -34,7 +33,8 @@ class TestRdpConversion : public QObject {
     DPX_COMPARE_REL(conversionOffset(alpha, delta, Conversion::kClassic), std::log(1 / delta) / (alpha - 1), 1e-15);
     DPX_COMPARE_REL(conversionOffset(alpha, delta, Conversion::kImproved),
                     std::log((alpha - 1) / alpha) - (std::log(delta) + std::log(alpha)) / (alpha - 1), 1e-15);
-    QVERIFY(conversionOffset(alpha, delta, Conversion::kImproved) < conversionOffset(alpha, delta, Conversion::kClassic));
+    QVERIFY(conversionOffset(alpha, delta, Conversion::kImproved) <
+            conversionOffset(alpha, delta, Conversion::kClassic));
     // δ from RDP is the exact inverse of the conversion at a fixed order.
     for (Conversion c : {Conversion::kClassic, Conversion::kImproved}) {
       const double eps = 0.7 + conversionOffset(alpha, delta, c);

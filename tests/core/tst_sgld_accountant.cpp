@@ -1,8 +1,7 @@
 // `sgld` (Ryffel, Bach & Pointcheval 2022, Thm 3.1, Cor. 3.2–3.3 and the Discussion's limits).
+#include <QTest>
 #include <cmath>
 #include <limits>
-
-#include <QTest>
 
 #include "accounting/rdp_conversion.h"
 #include "accounting/registry.h"
@@ -156,7 +155,8 @@ class TestSgldAccountant : public QObject {
     const Accountant& a = *findAccountant("sgld");
     const Result<EpsilonResult> e = a.epsilon(p);
     QVERIFY(!e.isOk());
-    QVERIFY2(QString::fromStdString(e.status().message()).contains(QStringLiteral("β = ")), e.status().message().c_str());
+    QVERIFY2(QString::fromStdString(e.status().message()).contains(QStringLiteral("β = ")),
+             e.status().message().c_str());
     QVERIFY(!a.native(p).isOk());
     QVERIFY(!a.check(p).empty());
     // Tiny λ/β with a normal β: the sum is K·η₀ to rounding, and finite.

@@ -1,8 +1,7 @@
 // `sgmcmc` (Li, Chen, Liu & Carin 2019, Alg. 1): the effective noise multiplier and the heterogeneous
 // composition of the t^{−1/3} schedule.
-#include <cmath>
-
 #include <QTest>
+#include <cmath>
 
 #include "accounting/rdp_accountant.h"
 #include "accounting/sgmcmc_accountant.h"

@@ -1,8 +1,7 @@
 // Special functions and root finding (core/numerics). Expected values: mpmath at 40 digits.
+#include <QTest>
 #include <cmath>
 #include <limits>
-
-#include <QTest>
 
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"

@@ -1,12 +1,11 @@
 // Step-size bounds: SG-MCMC (Li, Chen, Liu & Carin 2019, §3.1 worked example; Wang, Fienberg &
 // Smola 2015), the smoothness limits, the η that meet a target ε for `sgld` (Ryffel, Bach &
 // Pointcheval 2022) and `cyclic` (Kong & Ribero 2024), and the step-size chart.
+#include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
-
-#include <QTest>
 
 #include "accounting/cyclic_accountant.h"
 #include "accounting/rdp_accountant.h"
@@ -435,8 +434,8 @@ class TestStepsizeAnalysis : public QObject {
     options.control.progress = [&](double f) { fractions.push_back(f); };
     auto chart = stepSizeChart(p, targets, 1.0, options);
     QVERIFY2(chart.isOk(), chart.status().message().c_str());
-    const std::vector<std::string> ids{"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing",
-                                       "wang",        "sgld",             "cyclic"};
+    const std::vector<std::string> ids{"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing", "wang", "sgld",
+                                       "cyclic"};
     QCOMPARE(chart->curves.size(), ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const StepSizeChartCurve& c = chart->curves[i];

@@ -35,6 +35,11 @@
 //                               tallies are then not compared.
 //   DPX_SWEEP_THREADS=N         workers (default 2); the results do not depend on it.
 //   DPX_SWEEP_TRACE=1           every call and its time on stderr.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -49,12 +54,6 @@
 #include <thread>
 #include <typeinfo>
 #include <vector>
-
-#include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QSaveFile>
-#include <QTest>
 
 #include "accounting/calibration.h"
 #include "accounting/registry.h"
@@ -91,8 +90,8 @@ constexpr int kDeltaEvery = 50;        // δ(ε) twice and the trade-off curve (
 constexpr int kCalibrationEvery = 50;  // every analytic accountant (rdp: ~35 ms)
 constexpr int kSgmcmcCalibrationEvery = 10;
 constexpr int kPldDeltaEvery = 4;
-constexpr double kPldDiscretisation = 0.2;   // coarse loss grid: an upper bound still, just looser
-constexpr double kExtremeShare = 0.08;       // per knob and side: P(knob = min) = P(knob = max)
+constexpr double kPldDiscretisation = 0.2;  // coarse loss grid: an upper bound still, just looser
+constexpr double kExtremeShare = 0.08;      // per knob and side: P(knob = min) = P(knob = max)
 constexpr std::uint64_t kSeed = 20240611;
 // Seeds of the parts' combination sequences; the per-combination choices use kSeed for the random
 // analytic part and these for the others (combinationSeed).
@@ -142,11 +141,15 @@ class KnobSampler {
     // m ∈ [1, n], log-uniform, with its own extremes 1 and n (q = 1: no subsampling).
     const double u = uniform();
     const auto n = static_cast<double>(p.n);
-    p.m = u < kExtremeShare ? 1 : u < 2 * kExtremeShare ? p.n : static_cast<std::int64_t>(std::round(logUniform(1.0, n)));
+    p.m = u < kExtremeShare       ? 1
+          : u < 2 * kExtremeShare ? p.n
+                                  : static_cast<std::int64_t>(std::round(logUniform(1.0, n)));
     p.m = std::clamp<std::int64_t>(p.m, 1, p.n);
     p.schedule = chance(0.5) ? Schedule::kConstant : Schedule::kDecreasing;
     p.sampling.reset();
-    if (chance(0.5)) p.sampling = pick(std::vector<Sampling>{Sampling::kPoisson, Sampling::kUniform, Sampling::kCyclic, Sampling::kShuffle});
+    if (chance(0.5))
+      p.sampling =
+          pick(std::vector<Sampling>{Sampling::kPoisson, Sampling::kUniform, Sampling::kCyclic, Sampling::kShuffle});
     p.neighbouring.reset();
     if (chance(0.3)) p.neighbouring = chance(0.5) ? Neighbouring::kAddRemove : Neighbouring::kReplaceOne;
     p.averaged = chance(0.5);
@@ -261,11 +264,16 @@ void checkEpsilon(Findings& findings, Tally& tally, const Accountant& a, const s
     return;
   }
   const EpsilonResult& e = *r;
-  if (!finite(e.epsilon) || e.epsilon < 0.0) findings.add(key + " ε not finite or < 0", formatNumber(e.epsilon, 17) + " at " + describe(p));
-  if (!finite(e.delta) || e.delta < 0.0 || e.delta > 1.0) findings.add(key + " δ outside [0, 1]", formatNumber(e.delta, 17) + " at " + describe(p));
-  if (e.alpha && (!finite(*e.alpha) || *e.alpha <= 1.0)) findings.add(key + " optimal α not finite or ≤ 1", describe(p));
-  if (e.epsilonUpper && (!finite(*e.epsilonUpper) || *e.epsilonUpper < 0.0)) findings.add(key + " ε_upper invalid", describe(p));
-  if (e.epsilonLower && (!finite(*e.epsilonLower) || *e.epsilonLower < 0.0)) findings.add(key + " ε_lower invalid", describe(p));
+  if (!finite(e.epsilon) || e.epsilon < 0.0)
+    findings.add(key + " ε not finite or < 0", formatNumber(e.epsilon, 17) + " at " + describe(p));
+  if (!finite(e.delta) || e.delta < 0.0 || e.delta > 1.0)
+    findings.add(key + " δ outside [0, 1]", formatNumber(e.delta, 17) + " at " + describe(p));
+  if (e.alpha && (!finite(*e.alpha) || *e.alpha <= 1.0))
+    findings.add(key + " optimal α not finite or ≤ 1", describe(p));
+  if (e.epsilonUpper && (!finite(*e.epsilonUpper) || *e.epsilonUpper < 0.0))
+    findings.add(key + " ε_upper invalid", describe(p));
+  if (e.epsilonLower && (!finite(*e.epsilonLower) || *e.epsilonLower < 0.0))
+    findings.add(key + " ε_lower invalid", describe(p));
   if (e.epsilonUpper && e.epsilonLower && *e.epsilonLower > *e.epsilonUpper * (1 + 1e-9) + 1e-12) {
     findings.add(key + " ε_lower > ε_upper", describe(p));
   }
@@ -276,7 +284,8 @@ void checkEpsilon(Findings& findings, Tally& tally, const Accountant& a, const s
 
 void checkViolationsAndNative(Findings& findings, Tally& tally, const Accountant& a, const Params& p) {
   for (const Violation& v : a.check(p)) {
-    if (v.assumption.empty() || v.reason.empty()) findings.add(std::string(a.id()) + " check() empty violation", describe(p));
+    if (v.assumption.empty() || v.reason.empty())
+      findings.add(std::string(a.id()) + " check() empty violation", describe(p));
   }
   const Result<std::vector<NativeValue>> native = a.native(p);
   tally.count(std::string(a.id()) + " native", native.isOk());
@@ -289,7 +298,8 @@ void checkViolationsAndNative(Findings& findings, Tally& tally, const Accountant
   }
 }
 
-void checkTradeoff(Findings& findings, Tally& tally, const Accountant& a, const Params& p, const EpsilonOptions& options) {
+void checkTradeoff(Findings& findings, Tally& tally, const Accountant& a, const Params& p,
+                   const EpsilonOptions& options) {
   static const std::vector<double> kTypeOne{0.0, 1e-12, 1e-3, 0.1, 0.5, 0.999, 1.0};
   const Result<TradeoffCurve> curve = a.tradeoff(p, kTypeOne, options);
   const std::string key = std::string(a.id()) + " tradeoff";
@@ -303,7 +313,8 @@ void checkTradeoff(Findings& findings, Tally& tally, const Accountant& a, const 
     return;
   }
   for (const double y : curve->typeTwo) {
-    if (!finite(y) || y < 0.0 || y > 1.0) findings.add(key + " type II error outside [0, 1]", formatNumber(y, 17) + " at " + describe(p));
+    if (!finite(y) || y < 0.0 || y > 1.0)
+      findings.add(key + " type II error outside [0, 1]", formatNumber(y, 17) + " at " + describe(p));
   }
 }
 
@@ -319,7 +330,8 @@ void guard(Findings& findings, const Accountant& a, const std::string& call, con
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (trace) std::fprintf(stderr, "  took %.6f s\n", seconds);
   } catch (const std::exception& e) {
-    findings.add(std::string(a.id()) + " " + call + " threw " + typeid(e).name(), std::string(e.what()) + " at " + describe(p));
+    findings.add(std::string(a.id()) + " " + call + " threw " + typeid(e).name(),
+                 std::string(e.what()) + " at " + describe(p));
   } catch (...) {
     findings.add(std::string(a.id()) + " " + call + " threw", describe(p));
   }
@@ -344,18 +356,19 @@ void sweepAccountant(Findings& findings, Tally& tally, KnobSampler& sampler, con
   other.variant = sampler.pick(variants).id;
   if (a.hasRdp() && sampler.chance(0.3)) other.fixedAlpha = p.alpha;
   if (withView) {
-    guard(findings, a, "epsilon(view)", p, [&] { checkEpsilon(findings, tally, a, "epsilon(view)", a.epsilon(p, other), p); });
+    guard(findings, a, "epsilon(view)", p,
+          [&] { checkEpsilon(findings, tally, a, "epsilon(view)", a.epsilon(p, other), p); });
   }
 
   // δ at the headline ε (when there is one) and at an arbitrary ε across many decades.
   const double someEpsilon = sampler.chance(0.1) ? 0.0 : sampler.logUniform(1e-4, 1e4);
   if (withDelta && eps.isOk()) {
-    guard(findings, a, "delta(ε(δ))", p, [&] {
-      checkValue(findings, tally, a, "delta(ε(δ))", a.delta(p, eps->epsilon, headline), 0.0, 1.0, p);
-    });
+    guard(findings, a, "delta(ε(δ))", p,
+          [&] { checkValue(findings, tally, a, "delta(ε(δ))", a.delta(p, eps->epsilon, headline), 0.0, 1.0, p); });
   }
   if (withDelta) {
-    guard(findings, a, "delta", p, [&] { checkValue(findings, tally, a, "delta", a.delta(p, someEpsilon, other), 0.0, 1.0, p); });
+    guard(findings, a, "delta", p,
+          [&] { checkValue(findings, tally, a, "delta", a.delta(p, someEpsilon, other), 0.0, 1.0, p); });
   }
 
   if (withView && a.hasRdp()) {
@@ -399,8 +412,8 @@ void checkCalibration(Findings& findings, Tally& tally, const Accountant& a, con
   if (!again.isOk()) {
     findings.add(key + " ε at the calibrated σ fails", again.status().message() + " — " + where);
   } else if (!(again->epsilon <= target)) {
-    findings.add(key + " not conservative", "ε(" + formatNumber(c->sigma, 17) + ") = " + formatNumber(again->epsilon, 17) +
-                                                " > " + where);
+    findings.add(key + " not conservative",
+                 "ε(" + formatNumber(c->sigma, 17) + ") = " + formatNumber(again->epsilon, 17) + " > " + where);
   }
 }
 
@@ -409,7 +422,7 @@ struct SweepPart {
   Findings findings;
   Tally tally;
   std::map<std::string, double> seconds;  // per accountant and call group
-  int extremes = 0;                        // knob values drawn at an exact range end
+  int extremes = 0;                       // knob values drawn at an exact range end
 
   void merge(const SweepPart& other) {
     findings.merge(other.findings);
@@ -459,7 +472,8 @@ void sweepCombination(SweepPart& part, const Params& p, std::uint64_t seed, cons
       if (!inThisPart(a)) continue;
       const auto before = Clock::now();
       checkCalibration(part.findings, part.tally, *a, p, target, {});
-      part.seconds[std::string(a->id()) + " calibrateSigma"] += std::chrono::duration<double>(Clock::now() - before).count();
+      part.seconds[std::string(a->id()) + " calibrateSigma"] +=
+          std::chrono::duration<double>(Clock::now() - before).count();
     }
   }
 }
@@ -516,7 +530,8 @@ std::vector<Params> gridCombinations() {
 }
 
 int workerCount() {
-  return qEnvironmentVariableIsSet("DPX_SWEEP_THREADS") ? std::max(1, qEnvironmentVariableIntValue("DPX_SWEEP_THREADS")) : 2;
+  return qEnvironmentVariableIsSet("DPX_SWEEP_THREADS") ? std::max(1, qEnvironmentVariableIntValue("DPX_SWEEP_THREADS"))
+                                                        : 2;
 }
 
 // body(part, i) for i in [0, count) on the workers (the accountants are used from GUI worker
@@ -575,10 +590,11 @@ QByteArray jsonString(const QString& text) {
 // The expectation file, one line per call so a re-recording reviews as a short diff
 // (QJsonDocument would spread each call over four lines).
 QByteArray talliesJson(const Budget& b, const QJsonObject& sections) {
-  QByteArray text = "{\n  \"about\": " +
-                    jsonString(QStringLiteral("OK answers and statuses per accountant call of tst_sweep at scale ") +
-                               QLatin1String(b.name) + QStringLiteral("; written by DPX_SWEEP_RECORD=1, see tst_sweep.cpp")) +
-                    ",\n  \"sections\": {";
+  QByteArray text =
+      "{\n  \"about\": " +
+      jsonString(QStringLiteral("OK answers and statuses per accountant call of tst_sweep at scale ") +
+                 QLatin1String(b.name) + QStringLiteral("; written by DPX_SWEEP_RECORD=1, see tst_sweep.cpp")) +
+      ",\n  \"sections\": {";
   for (auto section = sections.begin(); section != sections.end(); ++section) {
     const QJsonObject body = section->toObject();
     text += QByteArray(section == sections.begin() ? "" : ",") + "\n    " + jsonString(section.key()) +
@@ -601,9 +617,9 @@ QByteArray talliesJson(const Budget& b, const QJsonObject& sections) {
 std::string recordOrCompare(const Budget& b, const char* file, const char* function, const std::string& section,
                             int combinations, const Tally& tally) {
   const QString path = talliesPath(b, file);
-  const std::string rerecord = "if the change is intended, re-record with DPX_SWEEP_RECORD=1 DPX_SWEEP_SCALE=" +
-                               std::string(b.name) + " tst_sweep " + function + " and review the diff of " +
-                               path.toStdString();
+  const std::string rerecord =
+      "if the change is intended, re-record with DPX_SWEEP_RECORD=1 DPX_SWEEP_SCALE=" + std::string(b.name) +
+      " tst_sweep " + function + " and review the diff of " + path.toStdString();
   QJsonObject root;
   QFile in(path);
   if (in.open(QIODevice::ReadOnly)) root = QJsonDocument::fromJson(in.readAll()).object();
@@ -614,8 +630,8 @@ std::string recordOrCompare(const Budget& b, const char* file, const char* funct
   if (qEnvironmentVariableIntValue("DPX_SWEEP_RECORD") == 1) {
     QJsonObject calls;
     for (const std::string& call : tally.keys()) {
-      calls.insert(QString::fromStdString(call), QJsonObject{{QStringLiteral("ok"), tally.ok(call)},
-                                                              {QStringLiteral("status"), tally.status(call)}});
+      calls.insert(QString::fromStdString(call),
+                   QJsonObject{{QStringLiteral("ok"), tally.ok(call)}, {QStringLiteral("status"), tally.status(call)}});
     }
     sections.insert(key, QJsonObject{{QStringLiteral("combinations"), combinations}, {QStringLiteral("calls"), calls}});
     QSaveFile out(path);
@@ -633,8 +649,8 @@ std::string recordOrCompare(const Budget& b, const char* file, const char* funct
   const QJsonObject recorded = sections.value(key).toObject();
   const int recordedCombinations = recorded.value(QStringLiteral("combinations")).toInt(-1);
   if (recordedCombinations != combinations) {
-    return "'" + section + "' was recorded for " + std::to_string(recordedCombinations) + " combinations, this run has " +
-           std::to_string(combinations) + "; " + rerecord;
+    return "'" + section + "' was recorded for " + std::to_string(recordedCombinations) +
+           " combinations, this run has " + std::to_string(combinations) + "; " + rerecord;
   }
   const QJsonObject calls = recorded.value(QStringLiteral("calls")).toObject();
   std::vector<std::string> problems;
@@ -653,9 +669,9 @@ std::string recordOrCompare(const Budget& b, const char* file, const char* funct
     const int ok = tally.ok(call);
     const int status = tally.status(call);
     if (std::abs(ok - okExpected) > tolerance || std::abs(status - statusExpected) > tolerance) {
-      problems.push_back(call + ": " + std::to_string(ok) + " OK and " + std::to_string(status) + " statuses, recorded " +
-                         std::to_string(okExpected) + " and " + std::to_string(statusExpected) + " (± " +
-                         std::to_string(tolerance) + ")");
+      problems.push_back(call + ": " + std::to_string(ok) + " OK and " + std::to_string(status) +
+                         " statuses, recorded " + std::to_string(okExpected) + " and " +
+                         std::to_string(statusExpected) + " (± " + std::to_string(tolerance) + ")");
     }
   }
   for (const std::string& call : tally.keys()) {
@@ -683,7 +699,8 @@ class TestSweep : public QObject {
     const Budget* b = budget();
     QVERIFY2(b, "DPX_SWEEP_SCALE must be smoke or full");
     const bool overridden = qEnvironmentVariableIsSet("DPX_SWEEP_COMBINATIONS");
-    const int combinations = overridden ? qEnvironmentVariableIntValue("DPX_SWEEP_COMBINATIONS") : b->analyticCombinations;
+    const int combinations =
+        overridden ? qEnvironmentVariableIntValue("DPX_SWEEP_COMBINATIONS") : b->analyticCombinations;
     using Clock = std::chrono::steady_clock;
 
     const auto gridStart = Clock::now();
@@ -719,8 +736,8 @@ class TestSweep : public QObject {
 
     QVERIFY2(gridPart.findings.total() == 0, ("grid findings:" + gridPart.findings.report()).c_str());
     QVERIFY2(all.findings.total() == 0, ("sweep findings:" + all.findings.report()).c_str());
-    const std::string gridTallies =
-        recordOrCompare(*b, "analytic", "analyticAccountants", "analytic grid", static_cast<int>(grid.size()), gridPart.tally);
+    const std::string gridTallies = recordOrCompare(*b, "analytic", "analyticAccountants", "analytic grid",
+                                                    static_cast<int>(grid.size()), gridPart.tally);
     QVERIFY2(gridTallies.empty(), gridTallies.c_str());
     if (overridden) {
       qWarning("DPX_SWEEP_COMBINATIONS is set: the random part's tallies are not compared");
@@ -771,13 +788,15 @@ class TestSweep : public QObject {
     all.printSeconds();
     qInfo("sgmcmc, decreasing schedule: %d random combinations in %.1f s", b->sgmcmcDecreasingCombinations,
           std::chrono::duration<double>(Clock::now() - randomStart).count());
-    QVERIFY2(gridPart.findings.total() == 0, ("sgmcmc (decreasing) grid findings:" + gridPart.findings.report()).c_str());
+    QVERIFY2(gridPart.findings.total() == 0,
+             ("sgmcmc (decreasing) grid findings:" + gridPart.findings.report()).c_str());
     QVERIFY2(all.findings.total() == 0, ("sgmcmc (decreasing) sweep findings:" + all.findings.report()).c_str());
-    const std::string gridTallies = recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule",
-                                                    "sgmcmc decreasing grid", static_cast<int>(grid.size()), gridPart.tally);
+    const std::string gridTallies =
+        recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule", "sgmcmc decreasing grid",
+                        static_cast<int>(grid.size()), gridPart.tally);
     QVERIFY2(gridTallies.empty(), gridTallies.c_str());
-    const std::string tallies = recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule", "sgmcmc decreasing random",
-                                                b->sgmcmcDecreasingCombinations, all.tally);
+    const std::string tallies = recordOrCompare(*b, "sgmcmc_decreasing", "sgmcmcDecreasingSchedule",
+                                                "sgmcmc decreasing random", b->sgmcmcDecreasingCombinations, all.tally);
     QVERIFY2(tallies.empty(), tallies.c_str());
   }
 
@@ -807,7 +826,8 @@ class TestSweep : public QObject {
     });
     all.tally.print();
     all.printSeconds();
-    qInfo("pld: %d combinations in %.1f s", b->pldCombinations, std::chrono::duration<double>(Clock::now() - start).count());
+    qInfo("pld: %d combinations in %.1f s", b->pldCombinations,
+          std::chrono::duration<double>(Clock::now() - start).count());
     QVERIFY2(all.findings.total() == 0, ("pld sweep findings:" + all.findings.report()).c_str());
     const std::string tallies =
         recordOrCompare(*b, "pld", "exactAccountantOnACoarseGrid", "pld", b->pldCombinations, all.tally);

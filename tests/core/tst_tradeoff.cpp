@@ -1,11 +1,10 @@
 // Trade-off functions (Bu, Dong, Long & Su 2020, §2: f_{ε,δ} eq. 2.1, G_μ), the envelope of an RDP
 // curve through (ε, δ), and the trade-off curve one Rényi order implies (Balle, Barthe, Gaboardi,
 // Hsu & Sato 2020) with its envelope over orders.
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <QTest>
 
 #include "accounting/pld_accountant.h"
 #include "accounting/rdp_accountant.h"
@@ -131,8 +130,8 @@ class TestTradeoff : public QObject {
     QTest::newRow("alpha=1024 eps=20 x=1e-6 (powers overflow)") << 20.0 << 1024.0 << 1e-6 << 2.0611515592701234726e-9;
     QTest::newRow("alpha=1024 eps=2 x=0.5") << 2.0 << 1024.0 << 0.5 << 0.067621808042058077544;
     QTest::newRow("alpha=1.01 eps=1e-9 x=0.25 (near the diagonal)") << 1e-9 << 1.01 << 0.25 << 0.74998073102430475926;
-    QTest::newRow("alpha=1+1e-7 eps=1e-12 x=0.5 (near the diagonal)") << 1e-12 << 1.0000001 << 0.5
-                                                                      << 0.49999929289325416914;
+    QTest::newRow("alpha=1+1e-7 eps=1e-12 x=0.5 (near the diagonal)")
+        << 1e-12 << 1.0000001 << 0.5 << 0.49999929289325416914;
     QTest::newRow("alpha=4 eps=5 x=0.999") << 5.0 << 4.0 << 0.999 << 6.7379476833941195321e-7;
   }
   void renyiTradeoffReferenceValues() {
@@ -178,12 +177,9 @@ class TestTradeoff : public QObject {
           if (y > 1e-6 && y < 1.0 - 1e-6 && x > 1e-6) {
             const double back = *renyiTradeoff(eps, alpha, y);
             // (y near 1 carries only ~1e−16 absolute precision: 1e−8 relative at x = 1e−6.)
-            QVERIFY2(std::fabs(back - x) <= 1e-8 * x,
-                     qPrintable(QStringLiteral("alpha %1 eps %2 x %3: f(f(x)) = %4")
-                                    .arg(alpha)
-                                    .arg(eps)
-                                    .arg(x)
-                                    .arg(back)));
+            QVERIFY2(
+                std::fabs(back - x) <= 1e-8 * x,
+                qPrintable(QStringLiteral("alpha %1 eps %2 x %3: f(f(x)) = %4").arg(alpha).arg(eps).arg(x).arg(back)));
           }
           // A larger ε_α certifies less; the same ε_α at a larger order certifies more (D_α grows with α).
           QVERIFY(*renyiTradeoff(eps * 2.0, alpha, x) <= y + 1e-15);

@@ -1,23 +1,22 @@
 // The trainer: the clipped-sum identity, that each mechanism's noise and sampling are
 // what its accountant assumes (fixed seeds, stated tolerances), determinism, target-ε honesty,
 // control, and accuracy on the built-in digits.
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <QTest>
 #include <atomic>
 #include <cmath>
 #include <numeric>
 #include <thread>
 
-#include <QTest>
-
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
+#include "synthetic_data.h"
+#include "test_util.h"
 #include "training/rng.h"
 #include "training/samplers.h"
 #include "training/trainer.h"
-#include "synthetic_data.h"
-#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
@@ -51,7 +50,8 @@ class TestTrainer : public QObject {
     Xoshiro256 engine(3);
     std::vector<double> init(static_cast<std::size_t>(model.parameters().size()));
     fillGaussian(init, 2.0, engine);
-    for (std::size_t i = 0; i < init.size(); ++i) model.parameters()(static_cast<Eigen::Index>(i)) = static_cast<float>(init[i]);
+    for (std::size_t i = 0; i < init.size(); ++i)
+      model.parameters()(static_cast<Eigen::Index>(i)) = static_cast<float>(init[i]);
     std::vector<std::int64_t> batch(150);
     std::iota(batch.begin(), batch.end(), 100);
     const double clip = 0.7;  // active for most records
@@ -191,7 +191,8 @@ class TestTrainer : public QObject {
   void trainersSideBySideMatchTrainersAlone() {
     auto split = clusterSplit();
     std::vector<Eigen::VectorXf> alone;
-    for (Mechanism m : allMechanisms()) alone.push_back((*Trainer::create(baseConfig(m), split))->run()->model.parameters());
+    for (Mechanism m : allMechanisms())
+      alone.push_back((*Trainer::create(baseConfig(m), split))->run()->model.parameters());
     std::vector<Eigen::VectorXf> together(alone.size());
     tbb::task_arena arena(2);
     arena.execute([&] {
@@ -201,7 +202,8 @@ class TestTrainer : public QObject {
         together[i] = (*Trainer::create(c, split))->run()->model.parameters();
       });
     });
-    for (std::size_t i = 0; i < alone.size(); ++i) QVERIFY2(together[i] == alone[i], mechanismId(allMechanisms()[i]).data());
+    for (std::size_t i = 0; i < alone.size(); ++i)
+      QVERIFY2(together[i] == alone[i], mechanismId(allMechanisms()[i]).data());
   }
 
   // Where a run does not use the caller's knob, it says which value it used and why.
@@ -221,10 +223,12 @@ class TestTrainer : public QObject {
       }
       return nullptr;
     };
-    QVERIFY(find("n") && find("n")->usedValue == static_cast<double>(split->train.size()) && find("n")->knobValue == 60000);
+    QVERIFY(find("n") && find("n")->usedValue == static_cast<double>(split->train.size()) &&
+            find("n")->knobValue == 60000);
     QVERIFY(find("L") && find("L")->usedValue == r.lipschitzFromData && find("L")->knobValue == 0.5);
     QVERIFY(find("beta") && find("beta")->usedValue == r.betaUsed);
-    QVERIFY(find("sigma") && find("sigma")->usedValue == r.sigma && find("sigma")->reason.find("calibrated") != std::string::npos);
+    QVERIFY(find("sigma") && find("sigma")->usedValue == r.sigma &&
+            find("sigma")->reason.find("calibrated") != std::string::npos);
     for (const KnobOverride& o : r.overrides) QVERIFY2(!o.reason.empty() && o.usedValue != o.knobValue, o.knob.c_str());
     // DP-SGD at its knobs uses the user's L and σ: no override for them.
     TrainerConfig plain = baseConfig(Mechanism::kDpSgd);
@@ -355,7 +359,8 @@ class TestTrainer : public QObject {
     const double distance = (loud.model.parameters() - quiet.model.parameters()).cast<double>().norm();
     const double d = static_cast<double>(loud.model.parameters().size());
     const double expected = std::sqrt(d) * std::hypot(loud.run.outputNoiseStd, quiet.run.outputNoiseStd);
-    QVERIFY2(std::abs(distance / expected - 1.0) < 0.2, qPrintable(QStringLiteral("%1 vs %2").arg(distance).arg(expected)));
+    QVERIFY2(std::abs(distance / expected - 1.0) < 0.2,
+             qPrintable(QStringLiteral("%1 vs %2").arg(distance).arg(expected)));
     // Charged as a plain release (Prop. 2), which costs more than the averaged one (Prop. 3).
     const TrainingResult plain = cancelledRelease(100.0, false);
     QVERIFY(std::isfinite(*loud.epsilon) && *loud.epsilon > 0.0);

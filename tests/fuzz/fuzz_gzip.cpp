@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (static_cast<std::int64_t>(inflated->size()) > limit) {
-    dpx::fuzz::invariantFailed("fuzz_gzip", std::to_string(inflated->size()) + " bytes out, above the limit of " +
-                                                std::to_string(limit));
+    dpx::fuzz::invariantFailed(
+        "fuzz_gzip", std::to_string(inflated->size()) + " bytes out, above the limit of " + std::to_string(limit));
   }
   const auto body = input.empty() ? input : input.subspan(1);
   const bool gzip = body.size() >= 2 && body[0] == 0x1f && body[1] == 0x8b;

@@ -48,9 +48,12 @@ inline LoadOptions fuzzLimits() {
 
 inline FeatureScaling scalingFromBits(unsigned bits) {
   switch (bits % 3) {
-    case 0: return FeatureScaling::kUnitNorm;
-    case 1: return FeatureScaling::kClipNorm;
-    default: return FeatureScaling::kNone;
+    case 0:
+      return FeatureScaling::kUnitNorm;
+    case 1:
+      return FeatureScaling::kClipNorm;
+    default:
+      return FeatureScaling::kNone;
   }
 }
 
@@ -60,10 +63,17 @@ inline FeatureScaling scalingFromBits(unsigned bits) {
 inline LoadOptions csvOptions(std::uint8_t selector) {
   LoadOptions options = fuzzLimits();
   switch (selector & 3u) {
-    case 0: break;
-    case 1: options.header = true; break;
-    case 2: options.header = false; break;
-    default: options.labelColumnName = "label"; break;
+    case 0:
+      break;
+    case 1:
+      options.header = true;
+      break;
+    case 2:
+      options.header = false;
+      break;
+    default:
+      options.labelColumnName = "label";
+      break;
   }
   static constexpr char kDelimiters[8] = {0, ',', ';', '\t', ' ', '|', '"', '\n'};
   options.delimiter = kDelimiters[(selector >> 2) & 7u];
@@ -149,13 +159,16 @@ inline Result<std::vector<std::uint8_t>> runGzip(std::span<const std::uint8_t> i
 // present, consistent sizes within the limits, and rows scaled as asked.
 inline std::string datasetDefect(const Dataset& data, const LoadOptions& options) {
   const auto rows = static_cast<std::int64_t>(data.features.rows());
-  if (rows != data.size()) return "features has " + std::to_string(rows) + " rows for " + std::to_string(data.size()) + " labels";
+  if (rows != data.size())
+    return "features has " + std::to_string(rows) + " rows for " + std::to_string(data.size()) + " labels";
   if (rows < 1) return "no records";
   if (rows > options.maxRecords) return std::to_string(rows) + " records exceed maxRecords";
   if (data.features.cols() < 1) return "no features";
-  if (data.features.cols() > options.maxFeatures) return std::to_string(data.features.cols()) + " features exceed maxFeatures";
+  if (data.features.cols() > options.maxFeatures)
+    return std::to_string(data.features.cols()) + " features exceed maxFeatures";
   if (data.numClasses < 2) return "fewer than 2 classes";
-  if (data.classNames.size() != static_cast<std::size_t>(data.numClasses)) return "classNames size differs from numClasses";
+  if (data.classNames.size() != static_cast<std::size_t>(data.numClasses))
+    return "classNames size differs from numClasses";
   std::vector<bool> present(static_cast<std::size_t>(data.numClasses), false);
   for (const std::int32_t label : data.labels) {
     if (label < 0 || label >= data.numClasses) return "label " + std::to_string(label) + " outside [0, numClasses)";
@@ -170,7 +183,8 @@ inline std::string datasetDefect(const Dataset& data, const LoadOptions& options
       squared += x * x;
     }
     const double norm = std::sqrt(squared);
-    if (!std::isfinite(norm) && options.scaling != FeatureScaling::kNone) return "row " + std::to_string(r) + " has an infinite norm after scaling";
+    if (!std::isfinite(norm) && options.scaling != FeatureScaling::kNone)
+      return "row " + std::to_string(r) + " has an infinite norm after scaling";
     if (options.scaling != FeatureScaling::kNone && norm > 1.0 + 1e-5) {
       return "row " + std::to_string(r) + " has norm " + std::to_string(norm) + " > 1 after scaling";
     }

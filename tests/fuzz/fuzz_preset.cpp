@@ -1,11 +1,10 @@
 // libFuzzer harness for parsePreset (ui/presets.cpp), the reader of preset and session files:
 // any bytes must give a Status naming the reason, or a preset whose knobs pass Params::validate()
 // and that survives serializePreset → parsePreset unchanged (what the atomic save relies on).
-#include <cstddef>
-#include <cstdint>
-
 #include <QByteArray>
 #include <QString>
+#include <cstddef>
+#include <cstdint>
 
 #include "fuzz_check.h"
 #include "presets.h"

@@ -1,15 +1,13 @@
 // Chart panels: sanitised, decimated, replace()-updated curves; log axes with a floor; exports.
-#include <cmath>
-#include <limits>
-
 #include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include "pixel_util.h"
+#include <cmath>
+#include <limits>
 
 #include "charts/chart_panel.h"
+#include "pixel_util.h"
 
 using dpx::ui::ChartPanel;
 using dpx::ui::CurveStyle;

@@ -1,37 +1,36 @@
 // The explorer window, offscreen: every knob moves the series it should, invalid input shows
 // the message and keeps the charts finite, undo restores values, presets set every knob,
 // exports write files, the trainer panel trains DP-SGD on digits and its accuracy series grows.
-#include <cmath>
-
+#include <QCheckBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMouseEvent>
-#include <QStyle>
-#include <QStyleOptionSlider>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSettings>
-#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "accountant_table.h"
 #include "calibrate_panel.h"
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
+#include "compute/analytics.h"
 #include "knob_widget.h"
 #include "main_window.h"
 #include "parameter_panel.h"
-#include "presets.h"
-#include "trainer_panel.h"
 #include "pixel_util.h"
+#include "presets.h"
 #include "test_util.h"
-#include "compute/analytics.h"
-#include <QCheckBox>
+#include "trainer_panel.h"
 
 using namespace dpx::core;
 using namespace dpx::ui;
@@ -87,19 +86,32 @@ class TestMainWindow : public QObject {
     QTest::addColumn<QString>("chart");
     QTest::addColumn<QString>("curve");
     QTest::addColumn<bool>("greyedFlips");
-    QTest::newRow("n moves rdp") << int(Knob::kN) << 30000.0 << "epsilon" << "rdp" << false;
-    QTest::newRow("m moves rdp") << int(Knob::kM) << 512.0 << "epsilon" << "rdp" << false;
-    QTest::newRow("K moves rdp") << int(Knob::kK) << 1000.0 << "epsilon" << "rdp" << false;
-    QTest::newRow("σ moves rdp") << int(Knob::kSigma) << 2.0 << "epsilon" << "rdp" << false;
-    QTest::newRow("η moves sgld") << int(Knob::kEta) << 0.3 << "epsilon" << "sgld" << false;
-    QTest::newRow("δ moves rdp") << int(Knob::kDelta) << 1e-8 << "epsilon" << "rdp" << false;
-    QTest::newRow("L moves sgmcmc") << int(Knob::kL) << 3.0 << "epsilon" << "sgmcmc" << false;
-    QTest::newRow("λ moves sgld") << int(Knob::kLambda) << 0.5 << "epsilon" << "sgld" << false;
-    QTest::newRow("β greys sgld (η ≥ 1/β)") << int(Knob::kBeta) << 50.0 << "epsilon" << "sgld" << true;
-    QTest::newRow("w moves cyclic") << int(Knob::kW) << 0.5 << "epsilon" << "cyclic" << false;
-    QTest::newRow("M greys cyclic (η > 1/(M+w))") << int(Knob::kCurvatureM) << 50.0 << "epsilon" << "cyclic" << true;
-    QTest::newRow("D moves the bounded-domain cyclic bound") << int(Knob::kD) << 1.0 << "epsilon" << "cyclic:bounded-domain" << false;
-    QTest::newRow("α moves the RDP marker") << int(Knob::kAlpha) << 32.0 << "rdp" << "" << false;
+    QTest::newRow("n moves rdp") << int(Knob::kN) << 30000.0 << "epsilon"
+                                 << "rdp" << false;
+    QTest::newRow("m moves rdp") << int(Knob::kM) << 512.0 << "epsilon"
+                                 << "rdp" << false;
+    QTest::newRow("K moves rdp") << int(Knob::kK) << 1000.0 << "epsilon"
+                                 << "rdp" << false;
+    QTest::newRow("σ moves rdp") << int(Knob::kSigma) << 2.0 << "epsilon"
+                                 << "rdp" << false;
+    QTest::newRow("η moves sgld") << int(Knob::kEta) << 0.3 << "epsilon"
+                                  << "sgld" << false;
+    QTest::newRow("δ moves rdp") << int(Knob::kDelta) << 1e-8 << "epsilon"
+                                 << "rdp" << false;
+    QTest::newRow("L moves sgmcmc") << int(Knob::kL) << 3.0 << "epsilon"
+                                    << "sgmcmc" << false;
+    QTest::newRow("λ moves sgld") << int(Knob::kLambda) << 0.5 << "epsilon"
+                                  << "sgld" << false;
+    QTest::newRow("β greys sgld (η ≥ 1/β)") << int(Knob::kBeta) << 50.0 << "epsilon"
+                                            << "sgld" << true;
+    QTest::newRow("w moves cyclic") << int(Knob::kW) << 0.5 << "epsilon"
+                                    << "cyclic" << false;
+    QTest::newRow("M greys cyclic (η > 1/(M+w))") << int(Knob::kCurvatureM) << 50.0 << "epsilon"
+                                                  << "cyclic" << true;
+    QTest::newRow("D moves the bounded-domain cyclic bound") << int(Knob::kD) << 1.0 << "epsilon"
+                                                             << "cyclic:bounded-domain" << false;
+    QTest::newRow("α moves the RDP marker") << int(Knob::kAlpha) << 32.0 << "rdp"
+                                            << "" << false;
   }
   void eachKnobMovesItsSeries() {
     QFETCH(int, knob);
@@ -161,8 +173,9 @@ class TestMainWindow : public QObject {
     std::vector<std::pair<double, qsizetype>> applied;  // σ shown, how many charts draw drafts
     connect(&w, &MainWindow::analyticsApplied, &w, [&] {
       const QList<ChartPanel*> charts = w.charts()->all();
-      applied.emplace_back(w.lastAnalytics()->params.sigma,
-                           std::count_if(charts.begin(), charts.end(), [](ChartPanel* c) { return c->draftDrawing(); }));
+      applied.emplace_back(
+          w.lastAnalytics()->params.sigma,
+          std::count_if(charts.begin(), charts.end(), [](ChartPanel* c) { return c->draftDrawing(); }));
     });
     w.model()->setKnob(Knob::kSigma, 1.2);
     QTRY_VERIFY_WITH_TIMEOUT(!applied.empty() && applied.back().first == 1.2, 10000);
@@ -211,7 +224,8 @@ class TestMainWindow : public QObject {
     QVERIFY2(dpx::test::findColor(before, chart->plotRect(), rdp, 10).count > 50, "the rdp curve is drawn");
     QSlider* slider = w.parameterPanel()->knobWidget(static_cast<Knob>(knob))->slider();
     slider->setFocus();
-    for (int i = 0; i < std::abs(pageSteps); ++i) QTest::keyClick(slider, pageSteps > 0 ? Qt::Key_PageUp : Qt::Key_PageDown);
+    for (int i = 0; i < std::abs(pageSteps); ++i)
+      QTest::keyClick(slider, pageSteps > 0 ? Qt::Key_PageUp : Qt::Key_PageDown);
     QTRY_VERIFY_WITH_TIMEOUT(w.lastAnalytics()->params.sigma == w.model()->params().sigma &&
                                  w.lastAnalytics()->params.n == w.model()->params().n &&
                                  w.lastAnalytics()->params.m == w.model()->params().m &&
@@ -327,8 +341,8 @@ class TestMainWindow : public QObject {
     w.show();
     QVERIFY(stepsize.wait(120000));
     ChartPanel* chart = w.charts()->stepsize();
-    for (const char* id : {"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing", "wang", "sgld", "cyclic",
-                           "current"}) {
+    for (const char* id :
+         {"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing", "wang", "sgld", "cyclic", "current"}) {
       QVERIFY2(chart->curveIds().contains(QLatin1String(id)), id);
     }
     const double target = w.calibratePanel()->targetEpsilon();
@@ -511,7 +525,8 @@ class TestMainWindow : public QObject {
     TrainerPanel* t = w.trainerPanel();
     w.tabs()->setCurrentIndex(MainWindow::kTrainingTab);  // loads the digits: n follows them
     QVERIFY(QTest::qWaitFor([&] { return w.model()->params().n == 1438; }, 10000));
-    for (auto m : dpx::core::training::allMechanisms()) t->mechanismBox(m)->setChecked(m == dpx::core::training::Mechanism::kDpSgd);
+    for (auto m : dpx::core::training::allMechanisms())
+      t->mechanismBox(m)->setChecked(m == dpx::core::training::Mechanism::kDpSgd);
     w.model()->setKnob(Knob::kM, 64);  // unit-norm rows learn at a large step
     w.model()->setKnob(Knob::kEta, 2.0);
     w.model()->setKnob(Knob::kK, static_cast<double>(*stepsForEpochs(3, 1438, 64)));

@@ -1,8 +1,5 @@
 // Presets: the built-in set matches the source papers, files round-trip, and every kind of broken
 // file is refused with a message naming the problem while the previous file stays intact.
-#include <algorithm>
-#include <iterator>
-
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,6 +7,8 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <iterator>
 
 #include "presets.h"
 
@@ -36,8 +35,9 @@ const Preset* findPreset(const std::vector<Preset>& presets, const QString& id) 
 }
 
 // The five source papers as the presets' "source" fields begin (docs/REFERENCES.md).
-constexpr const char* kSourcePapers[] = {"Ryffel, Bach & Pointcheval 2022", "Kong & Ribero 2024", "Chen, Lee & Kifer 2019",
-                                         "Bu, Dong, Long & Su 2020", "Li, Chen, Liu & Carin 2019"};
+constexpr const char* kSourcePapers[] = {"Ryffel, Bach & Pointcheval 2022", "Kong & Ribero 2024",
+                                         "Chen, Lee & Kifer 2019", "Bu, Dong, Long & Su 2020",
+                                         "Li, Chen, Liu & Carin 2019"};
 
 // JSON written with single quotes (moc's tokenizer stumbles on raw string literals).
 QByteArray q(const char* text) { return QByteArray(text).replace('\'', '"'); }
@@ -78,10 +78,10 @@ class TestPresets : public QObject {
       QVERIFY2(s.isOk(), qPrintable(p.id + ": " + QString::fromStdString(s.message())));
       QCOMPARE(p.version, dpx::ui::kPresetFormatVersion);
     }
-    for (const char* id : {"seed003-mnist-row1", "seed003-mnist-row2", "seed003-mnist-row3", "seed003-mnist-row4",
-                           "seed003-mnist-row5", "seed003-mnist-row6", "seed003-adult", "seed003-imdb",
-                           "seed003-movielens", "seed000-cifar10-resnet18", "seed000-pneumonia-resnet18",
-                           "seed004-mnist-sgld", "seed002-output-perturbation"}) {
+    for (const char* id :
+         {"seed003-mnist-row1", "seed003-mnist-row2", "seed003-mnist-row3", "seed003-mnist-row4", "seed003-mnist-row5",
+          "seed003-mnist-row6", "seed003-adult", "seed003-imdb", "seed003-movielens", "seed000-cifar10-resnet18",
+          "seed000-pneumonia-resnet18", "seed004-mnist-sgld", "seed002-output-perturbation"}) {
       QVERIFY2(ids.contains(QString::fromLatin1(id)), id);
     }
   }
@@ -95,17 +95,26 @@ class TestPresets : public QObject {
     QTest::addColumn<double>("delta");
     QTest::addColumn<double>("L");
     // Bu, Dong, Long & Su 2020, Table 1: K = ⌈epochs·n/m⌉ with n = 60000, m = 256.
-    QTest::newRow("table1 row1") << "seed003-mnist-row1" << qint64(60000) << qint64(256) << 1.3 << qint64(3516) << 1e-5 << 1.5;
-    QTest::newRow("table1 row2") << "seed003-mnist-row2" << qint64(60000) << qint64(256) << 1.1 << qint64(14063) << 1e-5 << 1.0;
-    QTest::newRow("table1 row3") << "seed003-mnist-row3" << qint64(60000) << qint64(256) << 0.7 << qint64(10547) << 1e-5 << 1.5;
-    QTest::newRow("table1 row4") << "seed003-mnist-row4" << qint64(60000) << qint64(256) << 0.6 << qint64(14532) << 1e-5 << 1.5;
-    QTest::newRow("table1 row5") << "seed003-mnist-row5" << qint64(60000) << qint64(256) << 0.55 << qint64(15938) << 1e-5 << 1.5;
-    QTest::newRow("table1 row6") << "seed003-mnist-row6" << qint64(60000) << qint64(256) << 0.5 << qint64(23438) << 1e-5 << 1.5;
+    QTest::newRow("table1 row1") << "seed003-mnist-row1" << qint64(60000) << qint64(256) << 1.3 << qint64(3516) << 1e-5
+                                 << 1.5;
+    QTest::newRow("table1 row2") << "seed003-mnist-row2" << qint64(60000) << qint64(256) << 1.1 << qint64(14063) << 1e-5
+                                 << 1.0;
+    QTest::newRow("table1 row3") << "seed003-mnist-row3" << qint64(60000) << qint64(256) << 0.7 << qint64(10547) << 1e-5
+                                 << 1.5;
+    QTest::newRow("table1 row4") << "seed003-mnist-row4" << qint64(60000) << qint64(256) << 0.6 << qint64(14532) << 1e-5
+                                 << 1.5;
+    QTest::newRow("table1 row5") << "seed003-mnist-row5" << qint64(60000) << qint64(256) << 0.55 << qint64(15938)
+                                 << 1e-5 << 1.5;
+    QTest::newRow("table1 row6") << "seed003-mnist-row6" << qint64(60000) << qint64(256) << 0.5 << qint64(23438) << 1e-5
+                                 << 1.5;
     QTest::newRow("adult") << "seed003-adult" << qint64(29305) << qint64(256) << 0.55 << qint64(2061) << 1e-5 << 1.0;
     QTest::newRow("imdb") << "seed003-imdb" << qint64(25000) << qint64(512) << 0.56 << qint64(440) << 1e-5 << 1.0;
-    QTest::newRow("movielens") << "seed003-movielens" << qint64(800167) << qint64(10002) << 0.6 << qint64(1600) << 1e-6 << 5.0;
-    QTest::newRow("li2019 mnist sgld") << "seed004-mnist-sgld" << qint64(50000) << qint64(224) << 3.168 << qint64(10000) << 1e-5 << 1.0;
-    QTest::newRow("ryffel2022 cifar10 resnet18") << "seed000-cifar10-resnet18" << qint64(50000) << qint64(256) << 4.46 << qint64(5860) << 1e-5 << 1.0;
+    QTest::newRow("movielens") << "seed003-movielens" << qint64(800167) << qint64(10002) << 0.6 << qint64(1600) << 1e-6
+                               << 5.0;
+    QTest::newRow("li2019 mnist sgld") << "seed004-mnist-sgld" << qint64(50000) << qint64(224) << 3.168 << qint64(10000)
+                                       << 1e-5 << 1.0;
+    QTest::newRow("ryffel2022 cifar10 resnet18")
+        << "seed000-cifar10-resnet18" << qint64(50000) << qint64(256) << 4.46 << qint64(5860) << 1e-5 << 1.0;
   }
 
   void publishedSettings() {
@@ -235,8 +244,9 @@ class TestPresets : public QObject {
                                   << QStringList{"my.json: format: ", "dpexplorer-session"};
     QTest::newRow("future version") << QByteArray(validJson()).replace("\"version\": 1", "\"version\": 2")
                                     << QStringList{"my.json: version: ", "version 2 is newer"};
-    QTest::newRow("future version, new keys") << validJson({}, q(" 'colour': 'red',")).replace("\"version\": 1", "\"version\": 7")
-                                              << QStringList{"version 7 is newer"};
+    QTest::newRow("future version, new keys")
+        << validJson({}, q(" 'colour': 'red',")).replace("\"version\": 1", "\"version\": 7")
+        << QStringList{"version 7 is newer"};
     QTest::newRow("version 0") << QByteArray(validJson()).replace("\"version\": 1", "\"version\": 0")
                                << QStringList{"my.json: version: 0"};
     QTest::newRow("version 1.5") << QByteArray(validJson()).replace("\"version\": 1", "\"version\": 1.5")
@@ -257,9 +267,11 @@ class TestPresets : public QObject {
                                  << QStringList{"my.json: colour: unknown key"};
     QTest::newRow("no params") << QByteArray(q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'x'}"))
                                << QStringList{"my.json: params: missing"};
-    QTest::newRow("params array") << QByteArray(q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'x', 'params': []}"))
+    QTest::newRow("params array") << QByteArray(
+                                         q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'x', 'params': []}"))
                                   << QStringList{"my.json: params: expected an object, got an array"};
-    QTest::newRow("unknown knob") << validJson(q(", 'sigmaa': 1")) << QStringList{"my.json: params.sigmaa: unknown key"};
+    QTest::newRow("unknown knob") << validJson(q(", 'sigmaa': 1"))
+                                  << QStringList{"my.json: params.sigmaa: unknown key"};
     QTest::newRow("sigma string") << QByteArray(validJson()).replace("\"sigma\": 1.3", "\"sigma\": \"1.3\"")
                                   << QStringList{"my.json: params.sigma: expected a number, got a string"};
     QTest::newRow("sigma null") << QByteArray(validJson()).replace("\"sigma\": 1.3", "\"sigma\": null")
@@ -287,7 +299,8 @@ class TestPresets : public QObject {
                                       << QStringList{"my.json: params.neighbouring: "};
     QTest::newRow("averaged string") << validJson(q(", 'averaged': 'yes'"))
                                      << QStringList{"my.json: params.averaged: expected true or false"};
-    QTest::newRow("target zero") << validJson({}, q(" 'target_epsilon': 0,")) << QStringList{"my.json: target_epsilon: "};
+    QTest::newRow("target zero") << validJson({}, q(" 'target_epsilon': 0,"))
+                                 << QStringList{"my.json: target_epsilon: "};
     QTest::newRow("notes not strings") << validJson({}, q(" 'notes': ['a', 2],"))
                                        << QStringList{"my.json: notes[1]: expected a string, got a number"};
     QTest::newRow("trainer unknown key") << validJson({}, q(" 'trainer': {'dataset': 'x'},"))
@@ -299,16 +312,18 @@ class TestPresets : public QObject {
     QTest::newRow("trainer epochs") << validJson({}, q(" 'trainer': {'epochs': -3},"))
                                     << QStringList{"my.json: trainer.epochs: -3 is out of range"};
     QTest::newRow("trainer epochs disagree with K") << validJson({}, q(" 'trainer': {'epochs': 20},"))
-                                                    << QStringList{"my.json: trainer.epochs: 20 epochs disagree with the "
-                                                                   "params (K = 3516 steps"};
+                                                    << QStringList{
+                                                           "my.json: trainer.epochs: 20 epochs disagree with the "
+                                                           "params (K = 3516 steps"};
     QTest::newRow("trainer not object") << validJson({}, q(" 'trainer': 'digits',"))
                                         << QStringList{"my.json: trainer: expected an object"};
   }
 
   // The trainer trains the epochs of K: trainer.epochs stands for K when the params give none.
   void trainerEpochsSetKWhenTheParamsGiveNone() {
-    const QByteArray json = q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'test', 'params': {'n': 60000, "
-                              "'m': 256}, 'trainer': {'data': 'builtin:digits', 'epochs': 15}}");
+    const QByteArray json =
+        q("{'format': 'dpexplorer-preset', 'version': 1, 'name': 'test', 'params': {'n': 60000, "
+          "'m': 256}, 'trainer': {'data': 'builtin:digits', 'epochs': 15}}");
     const auto preset = dpx::ui::parsePreset(json, QStringLiteral("my.json"));
     QVERIFY2(preset.isOk(), preset.isOk() ? "" : preset.status().message().c_str());
     QCOMPARE(preset->params.K, std::int64_t(3516));  // ⌈15·60000/256⌉
@@ -376,8 +391,9 @@ class TestPresets : public QObject {
     invalid.params.sigma = -1.0;
     dpx::core::Status s = dpx::ui::savePresetFile(invalid, path);
     QVERIFY(!s.isOk());
-    QVERIFY2(QString::fromStdString(s.message()).startsWith(path) && QString::fromStdString(s.message()).contains("sigma"),
-             s.message().c_str());
+    QVERIFY2(
+        QString::fromStdString(s.message()).startsWith(path) && QString::fromStdString(s.message()).contains("sigma"),
+        s.message().c_str());
     QCOMPARE(readAll(path), before);
     invalid = presets.back();
     invalid.params.m = invalid.params.n + 1;
@@ -433,7 +449,8 @@ class TestPresets : public QObject {
   // through the harness's checks: refused with a reason, or valid and stable under a round trip.
   void fuzzCorpusReplays() {
     int files = 0;
-    for (const QString& dir : {QStringLiteral(DPX_TEST_DATA_DIR "/fuzz/preset"), QStringLiteral(DPX_TEST_DATA_DIR "/fuzz/regressions/preset")}) {
+    for (const QString& dir : {QStringLiteral(DPX_TEST_DATA_DIR "/fuzz/preset"),
+                               QStringLiteral(DPX_TEST_DATA_DIR "/fuzz/regressions/preset")}) {
       const QDir d(dir);
       for (const QString& name : d.entryList(QDir::Files, QDir::Name)) {
         QFile file(d.filePath(name));
@@ -460,9 +477,9 @@ class TestPresets : public QObject {
       if (r.isOk()) QVERIFY(r->params.validate().isOk());
     }
     // Pathological shapes the mutations will not reach.
-    for (const QByteArray& odd : {QByteArray(100000, '['), QByteArray(100000, '{'), QByteArray("\0\0\0", 3),
-                                  validJson({}, q(" '") + QByteArray(100000, 'k') + q("': 1,")),
-                                  validJson(q(", 'n': 60000, 'n': 70000"))}) {
+    for (const QByteArray& odd :
+         {QByteArray(100000, '['), QByteArray(100000, '{'), QByteArray("\0\0\0", 3),
+          validJson({}, q(" '") + QByteArray(100000, 'k') + q("': 1,")), validJson(q(", 'n': 60000, 'n': 70000"))}) {
       const auto r = dpx::ui::parsePreset(odd, QStringLiteral("odd"));
       if (r.isOk()) QVERIFY(r->params.validate().isOk());
     }
@@ -476,9 +493,15 @@ class TestPresets : public QObject {
       for (int e = 0; e < edits; ++e) {
         const auto pos = static_cast<qsizetype>(rng.bounded(static_cast<quint32>(mutated.size())));
         switch (rng.bounded(3)) {
-          case 0: mutated[pos] = alphabet[rng.bounded(static_cast<int>(alphabet.size()))]; break;
-          case 1: mutated.remove(pos, 1 + rng.bounded(8)); break;
-          default: mutated.insert(pos, alphabet[rng.bounded(static_cast<int>(alphabet.size()))]); break;
+          case 0:
+            mutated[pos] = alphabet[rng.bounded(static_cast<int>(alphabet.size()))];
+            break;
+          case 1:
+            mutated.remove(pos, 1 + rng.bounded(8));
+            break;
+          default:
+            mutated.insert(pos, alphabet[rng.bounded(static_cast<int>(alphabet.size()))]);
+            break;
         }
         if (mutated.isEmpty()) break;
       }

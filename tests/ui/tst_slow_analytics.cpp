@@ -1,17 +1,16 @@
 // The GUI's slow `pld` view (ui/compute/slow_analytics): its ε-vs-K bracket is core's
 // pldEpsilonCurve turned into plot data, so it shows what `dpx curve --accountant pld --vary K`
 // prints for the same knobs and K.
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTest>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
 
 #include "accounting/curves.h"
 #include "compute/slow_analytics.h"

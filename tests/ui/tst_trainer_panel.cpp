@@ -3,8 +3,6 @@
 // trainer part, undo covers the trainer's settings, runs show the values they used beside the
 // knobs, live mode restarts training on digits and not on Fashion-MNIST, and the frontier view
 // computes on digits.
-#include <cmath>
-
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSettings>
@@ -12,14 +10,15 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "frontier_panel.h"
 #include "knob_widget.h"
 #include "main_window.h"
 #include "parameter_panel.h"
 #include "presets.h"
-#include "trainer_panel.h"
 #include "test_util.h"
+#include "trainer_panel.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
@@ -296,7 +295,8 @@ class TestTrainerPanel : public QObject {
       drawn += ok;
     }
     QVERIFY2(drawn >= 15, qPrintable(QString::number(drawn)));
-    for (const char* id : {"dp-sgld", "dp-sgd", "sgd"}) QVERIFY2(f->chart()->curveIds().contains(QLatin1String(id)), id);
+    for (const char* id : {"dp-sgld", "dp-sgd", "sgd"})
+      QVERIFY2(f->chart()->curveIds().contains(QLatin1String(id)), id);
     QCOMPARE(f->chart()->bandIds().size(), 2);
     QVERIFY(f->chart()->marker().has_value());
     // The other mode: accuracy against epochs at one ε.

@@ -1,9 +1,5 @@
 #include "charts/chart_panel.h"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include <QAreaSeries>
 #include <QBuffer>
 #include <QChart>
@@ -22,8 +18,11 @@
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <QToolTip>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace dpx::ui {
 
@@ -80,16 +79,19 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_message = new QLabel(m_view);
   m_message->setWordWrap(true);
   m_message->setAlignment(Qt::AlignCenter);
-  m_message->setStyleSheet(QStringLiteral("background: rgba(255, 248, 225, 230); color: #8a4b00; border: 1px solid #e0b060; "
-                                          "padding: 6px; border-radius: 4px;"));
+  m_message->setStyleSheet(
+      QStringLiteral("background: rgba(255, 248, 225, 230); color: #8a4b00; border: 1px solid #e0b060; "
+                     "padding: 6px; border-radius: 4px;"));
   m_message->hide();
 
   m_xLinear = new QValueAxis();
   m_xLog = new QLogValueAxis();
   m_yLinear = new QValueAxis();
   m_yLog = new QLogValueAxis();
-  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog)}) a->setTitleText(xTitle);
-  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)}) a->setTitleText(yTitle);
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_xLinear), static_cast<QAbstractAxis*>(m_xLog)})
+    a->setTitleText(xTitle);
+  for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_yLinear), static_cast<QAbstractAxis*>(m_yLog)})
+    a->setTitleText(yTitle);
   m_xLog->setLabelFormat(QStringLiteral("%.3g"));  // 1e+04, not an elided "10000"
   m_yLog->setLabelFormat(QStringLiteral("%.3g"));
   m_xLinear->setLabelFormat(QStringLiteral("%g"));
@@ -114,7 +116,6 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_chart->addSeries(m_marker);
   attach(m_marker);
   connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitLogLabels(); });
-
 }
 
 ChartPanel::~ChartPanel() {
@@ -144,13 +145,11 @@ void ChartPanel::setAxisTitle(Qt::Orientation orientation, const QString& title)
 void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
   bool& flag = orientation == Qt::Horizontal ? m_logX : m_logY;
   if (flag == logarithmic) return;
-  QAbstractAxis* oldAxis = orientation == Qt::Horizontal
-                               ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
-                               : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+  QAbstractAxis* oldAxis = orientation == Qt::Horizontal ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
+                                                         : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
   flag = logarithmic;
-  QAbstractAxis* newAxis = orientation == Qt::Horizontal
-                               ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
-                               : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+  QAbstractAxis* newAxis = orientation == Qt::Horizontal ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
+                                                         : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
   m_chart->removeAxis(oldAxis);  // detaches it from every series; the chart gives up ownership
   m_chart->addAxis(newAxis, orientation == Qt::Horizontal ? Qt::AlignBottom : Qt::AlignLeft);
   attach(m_marker);
@@ -221,7 +220,8 @@ bool g_openGLSeries = false;
 void ChartPanel::setOpenGLSeries(bool enabled) { g_openGLSeries = enabled; }
 bool ChartPanel::openGLSeries() { return g_openGLSeries; }
 
-void ChartPanel::setCurve(const QString& id, const QString& label, const QVector<QPointF>& points, const CurveStyle& style) {
+void ChartPanel::setCurve(const QString& id, const QString& label, const QVector<QPointF>& points,
+                          const CurveStyle& style) {
   auto it = m_curves.find(id);
   if (it != m_curves.end() && it->second.style.scatter != style.scatter) {
     removeCurve(id);
@@ -245,7 +245,8 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
                          .arg(found->second.label.toHtmlEscaped())
                          .arg(point.x(), 0, 'g', 6)
                          .arg(point.y(), 0, 'g', 6);
-      if (!found->second.style.tooltip.isEmpty()) text += QStringLiteral("<br>") + found->second.style.tooltip.toHtmlEscaped();
+      if (!found->second.style.tooltip.isEmpty())
+        text += QStringLiteral("<br>") + found->second.style.tooltip.toHtmlEscaped();
       const Curve& hovered = found->second;
       if (!hovered.pointNotes.isEmpty() && hovered.pointNotes.size() == hovered.points.size()) {
         // The note of the nearest point in x (log distance on a log axis).
@@ -253,8 +254,8 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
         double bestDistance = std::numeric_limits<double>::infinity();
         for (qsizetype i = 0; i < hovered.points.size(); ++i) {
           const double a = hovered.points[i].x();
-          const double distance = m_logX && a > 0.0 && point.x() > 0.0 ? std::fabs(std::log(a / point.x()))
-                                                                        : std::fabs(a - point.x());
+          const double distance =
+              m_logX && a > 0.0 && point.x() > 0.0 ? std::fabs(std::log(a / point.x())) : std::fabs(a - point.x());
           if (distance < bestDistance) {
             bestDistance = distance;
             best = i;
@@ -599,7 +600,8 @@ QString ChartPanel::curvesCsv() const {
     QString name = curve.label;
     name.replace(QLatin1Char('"'), QStringLiteral("\"\""));
     for (const QPointF& p : curve.points) {
-      stream << '"' << name << '"' << ',' << QString::number(p.x(), 'g', 10) << ',' << QString::number(p.y(), 'g', 10) << '\n';
+      stream << '"' << name << '"' << ',' << QString::number(p.x(), 'g', 10) << ',' << QString::number(p.y(), 'g', 10)
+             << '\n';
     }
   }
   return out;

@@ -6,9 +6,6 @@
 // Qt Charts types stay inside ui/charts/.
 #pragma once
 
-#include <map>
-#include <optional>
-
 #include <QByteArray>
 #include <QColor>
 #include <QImage>
@@ -18,6 +15,8 @@
 #include <QString>
 #include <QVector>
 #include <QWidget>
+#include <map>
+#include <optional>
 
 QT_BEGIN_NAMESPACE
 class QChart;
@@ -38,10 +37,10 @@ struct CurveStyle {
   QColor color;
   Qt::PenStyle pen = Qt::SolidLine;
   qreal width = 2.0;
-  bool scatter = false;   // points instead of a line
-  bool markers = false;   // a line with its points marked
-  bool greyed = false;    // assumptions fail: drawn light and dashed
-  QString tooltip;        // shown on hover
+  bool scatter = false;  // points instead of a line
+  bool markers = false;  // a line with its points marked
+  bool greyed = false;   // assumptions fail: drawn light and dashed
+  QString tooltip;       // shown on hover
   bool inLegend = true;
   bool hiddenAtFirst = false;  // starts toggled off in the legend (click to show)
   // Curves of one group show and hide together when any of their legend entries is clicked
@@ -89,7 +88,7 @@ class ChartPanel : public QWidget {
   void removeCurvesExcept(const QSet<QString>& keep);
   QStringList curveIds() const;
   QVector<QPointF> curvePoints(const QString& id) const;  // as given (sanitised, not decimated)
-  int drawnPointCount(const QString& id) const;             // as drawn
+  int drawnPointCount(const QString& id) const;           // as drawn
   bool curveVisible(const QString& id) const;
   bool curveGreyed(const QString& id) const;
   std::optional<double> marker() const { return m_markerX; }

@@ -16,8 +16,7 @@ CurveStyle styleFor(const PlotCurve& curve) {
   style.tooltip = QString::fromStdString(curve.tooltip);
   // Variants are there to teach; they start hidden so the headline bounds set the scale.
   style.hiddenAtFirst = curve.dashed && curve.id.find(':') != std::string::npos && curve.id.rfind("fed:", 0) != 0 &&
-                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0 &&
-                        curve.id.rfind("renyi:", 0) != 0;
+                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0 && curve.id.rfind("renyi:", 0) != 0;
   if (curve.id.rfind("renyi:", 0) == 0) {  // what one Rényi order alone certifies: dotted, beside f_{ε,δ}
     style.pen = Qt::DotLine;
     style.width = 1.8;
@@ -63,7 +62,8 @@ ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
   m_epsilon->setLogAxis(Qt::Horizontal, true);
   m_epsilon->setLogAxis(Qt::Vertical, true);
   m_epsilon->setLogFloor(1e-6);
-  m_rdp = new ChartPanel(QStringLiteral("Rényi DP of the run"), QStringLiteral("order α"), QStringLiteral("ε_α"), parent);
+  m_rdp =
+      new ChartPanel(QStringLiteral("Rényi DP of the run"), QStringLiteral("order α"), QStringLiteral("ε_α"), parent);
   m_rdp->setObjectName(QStringLiteral("rdpChart"));
   m_rdp->setLogAxis(Qt::Horizontal, true);
   m_rdp->setLogAxis(Qt::Vertical, true);
@@ -154,9 +154,9 @@ void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
   current.label = "current η = " + core::formatNumber(s.params.eta, 4);
   current.x = {lo, hi};
   current.y = {s.params.eta, s.params.eta};
-  current.tooltip = s.epsilonAtCurrentEta ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) +
-                                                " (sgmcmc, fixed step)"
-                                          : "the current step size";
+  current.tooltip = s.epsilonAtCurrentEta
+                        ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) + " (sgmcmc, fixed step)"
+                        : "the current step size";
   curves.push_back(std::move(current));
   showCurves(m_stepsize, curves);
   m_stepsize->setMarker(s.referenceEpsilon, QStringLiteral("target ε"));
@@ -190,7 +190,8 @@ void ExplorerCharts::setRocView(bool roc) {
   m_tradeoff->setLogAxis(Qt::Vertical, roc);
   m_tradeoff->setFixedRange(Qt::Horizontal, roc ? std::make_pair(1e-6, 1.0) : std::make_pair(0.0, 1.0));
   m_tradeoff->setFixedRange(Qt::Vertical, roc ? std::make_pair(1e-6, 1.0) : std::make_pair(0.0, 1.0));
-  m_tradeoff->setAxisTitle(Qt::Vertical, roc ? QStringLiteral("power 1 − type II (TPR)") : QStringLiteral("type II error (1 − TPR)"));
+  m_tradeoff->setAxisTitle(Qt::Vertical,
+                           roc ? QStringLiteral("power 1 − type II (TPR)") : QStringLiteral("type II error (1 − TPR)"));
   m_tradeoff->setLogFloor(1e-6);
   redrawTradeoff();
 }

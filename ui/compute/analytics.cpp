@@ -1,10 +1,10 @@
 #include "compute/analytics.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-
-#include <tbb/parallel_for.h>
 
 #include "accounting/curves.h"
 #include "accounting/rdp_based_accountant.h"
@@ -45,7 +45,8 @@ std::string violationsText(const std::vector<Violation>& violations) {
   return text;
 }
 
-AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis, bool fixedAlpha) {
+AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis,
+                                   bool fixedAlpha) {
   const auto start = std::chrono::steady_clock::now();
   AnalyticsSnapshot s;
   s.params = params;
@@ -201,8 +202,8 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     f.greyed = !row.violations.empty();
     f.dashed = analytic[i]->info().reportsGdpMu;  // G_μ is its curve; one (ε, δ) of it is a reference
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" + core::formatNumber(row.epsilon->epsilon, 4) +
-                               ", δ)-DP mechanism meets";
+                         : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" +
+                               core::formatNumber(row.epsilon->epsilon, 4) + ", δ)-DP mechanism meets";
     for (double x : grid) {
       f.x.push_back(x);
       f.y.push_back(epsilonDeltaTradeoff(row.epsilon->epsilon, params.delta, x));
@@ -225,8 +226,8 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
     f.greyed = !row.violations.empty();
     f.dashed = true;
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) + " at α = " +
-                               core::formatNumber(params.alpha, 4) +
+                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) +
+                               " at α = " + core::formatNumber(params.alpha, 4) +
                                " alone certifies (Balle et al. 2020, Rényi DP as hypothesis testing)";
     f.x = curve->typeOne;
     f.y = curve->typeTwo;

@@ -22,14 +22,14 @@
 namespace dpx::ui {
 
 struct PlotCurve {
-  std::string id;     // unique within a chart: "rdp", "sgld:baseline", "tradeoff:rdp"
-  std::string label;  // legend text
+  std::string id;          // unique within a chart: "rdp", "sgld:baseline", "tradeoff:rdp"
+  std::string label;       // legend text
   std::string accountant;  // id of the accountant it belongs to ("" for references)
   std::vector<double> x;
   std::vector<double> y;
-  bool greyed = false;    // the accountant's assumptions fail for this run
-  bool dashed = false;    // a variant or reference curve
-  std::string tooltip;    // why it is greyed, or what it is
+  bool greyed = false;  // the accountant's assumptions fail for this run
+  bool dashed = false;  // a variant or reference curve
+  std::string tooltip;  // why it is greyed, or what it is
 };
 
 struct AccountantSummary {
@@ -65,8 +65,8 @@ struct AnalyticsSnapshot {
 inline constexpr int kEpsilonCurvePoints = 300;
 inline constexpr int kTradeoffPoints = 300;
 
-AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion,
-                                   bool epochsAxis, bool fixedAlpha = false);
+AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion, bool epochsAxis,
+                                   bool fixedAlpha = false);
 
 // The ε the accountant table shows in its rdp row (the DP-SGD baseline): the trainer's default
 // calibration target. Nullopt when rdp has no answer for these knobs.

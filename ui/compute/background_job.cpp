@@ -37,11 +37,11 @@ void BackgroundJob::start(Work work, Done done) {
   m_done = std::move(done);
   auto cancelFlag = m_cancel;
   Progress progress = [this](double f) {
-    QMetaObject::invokeMethod(this, [this, f] { Q_EMIT progressed(f); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, f] { Q_EMIT progressed(f); }, Qt::QueuedConnection);
   };
-  m_watcher.setFuture(QtConcurrent::run([work = std::move(work), cancelFlag, progress] {
-    return work(*cancelFlag, progress);
-  }));
+  m_watcher.setFuture(
+      QtConcurrent::run([work = std::move(work), cancelFlag, progress] { return work(*cancelFlag, progress); }));
   Q_EMIT busyChanged(true);
 }
 

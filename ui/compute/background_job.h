@@ -5,14 +5,13 @@
 // is dropped; results are delivered on the GUI thread through the callback of their request.
 #pragma once
 
+#include <QFutureWatcher>
+#include <QObject>
 #include <any>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
-
-#include <QFutureWatcher>
-#include <QObject>
 
 namespace dpx::ui {
 
@@ -27,9 +26,9 @@ class BackgroundJob : public QObject {
   ~BackgroundJob() override;
 
   void request(Work work, Done done);
-  void cancel();        // cancels the running job and drops the pending one
+  void cancel();  // cancels the running job and drops the pending one
   bool busy() const { return m_running; }
-  void waitForIdle();   // for tests and benchmarks
+  void waitForIdle();  // for tests and benchmarks
 
  Q_SIGNALS:
   void progressed(double fraction);

@@ -24,7 +24,7 @@ struct PldSnapshot {
   bool epochsAxis = false;
   std::optional<core::accounting::EpsilonResult> epsilon;
   std::string error;
-  PlotCurve tradeoff;                   // exact (pessimistic) trade-off curve
+  PlotCurve tradeoff;                    // exact (pessimistic) trade-off curve
   PlotCurve epsilonUpper, epsilonLower;  // ε vs K (or epochs)
   double milliseconds = 0.0;
 };
