@@ -289,67 +289,74 @@ Result<TheoremPrescription> prescribe(const LangevinProblem& p, TheoremKind kind
 
 }  // namespace
 
-Result<TheoremPrescription> theorem41(const LangevinProblem& p, RdpPair target, std::int64_t batchSize) {
+namespace {
+
+// What the theorems for one privacy target share: the Rényi pair, the Langevin noise σ_L² they
+// prescribe and x, the signal-to-dimension ratio their K and bounds are written in.
+struct TheoremScale {
+  RdpPair rdp;
+  double sigmaL2 = 0.0;
+  double x = 0.0;
+  double lipschitz2 = 0.0;  // L²
+};
+
+// Thm 4.1/4.3, (α, ε)-RDP: σ_L² = 4αL²/(ελn²), x = εn²/(αd).
+Result<TheoremScale> rdpScale(const LangevinProblem& p, RdpPair target, std::int64_t batchSize) {
   DPX_RETURN_IF_ERROR(checkProblem(p));
   DPX_RETURN_IF_ERROR(checkRdp(target));
   DPX_RETURN_IF_ERROR(checkBatch(p, batchSize));
   const double n = static_cast<double>(p.records);
   const double L2 = p.lipschitz * p.lipschitz;
-  // σ_L² = 4αL²/(ελn²); x = εn²/(αd); bound 6αβdL²/(ελ²n²) + ξ²/(4λ) = 6(βL²/λ²)/x + ξ²/(4λ).
-  const double sigmaL2 = 4.0 * target.alpha * L2 / (target.epsilon * p.lambda * n * n);
-  const double x = target.epsilon * n * n / (target.alpha * p.dimension);
-  const double signal = 6.0 * (p.beta * L2 / (p.lambda * p.lambda)) / x;
-  return prescribe(p, TheoremKind::k41, target, sigmaL2, x, signal, p.xi2 / (4.0 * p.lambda), p.xi2 / (2.0 * p.lambda),
-                   batchSize, "Thm 4.1");
+  return TheoremScale{target, 4.0 * target.alpha * L2 / (target.epsilon * p.lambda * n * n),
+                      target.epsilon * n * n / (target.alpha * p.dimension), L2};
+}
+
+// Thm 4.2/4.4, (ε, δ)-DP for ε ≤ 2log(1/δ): σ_L² = 8L²(ε + 2log(1/δ))/(ε²λn²),
+// x = ε²n²/(4log(1/δ)d), the pair α = 1 + 2log(1/δ)/ε, ε_α = ε/2.
+Result<TheoremScale> dpScale(const LangevinProblem& p, double epsilon, double delta, std::int64_t batchSize,
+                             const char* theorem) {
+  DPX_RETURN_IF_ERROR(checkProblem(p));
+  DPX_RETURN_IF_ERROR(checkDp(epsilon, delta));
+  DPX_RETURN_IF_ERROR(checkDpTheoremApplies(epsilon, delta, theorem));
+  DPX_RETURN_IF_ERROR(checkBatch(p, batchSize));
+  DPX_ASSIGN_OR_RETURN(const RdpPair rdp, rdpPairForDp(epsilon, delta));
+  const double n = static_cast<double>(p.records);
+  const double L2 = p.lipschitz * p.lipschitz;
+  const double logInv = -std::log(delta);
+  return TheoremScale{rdp, 8.0 * L2 * (epsilon + 2.0 * logInv) / (epsilon * epsilon * p.lambda * n * n),
+                      epsilon * epsilon * n * n / (4.0 * logInv * p.dimension), L2};
+}
+
+}  // namespace
+
+Result<TheoremPrescription> theorem41(const LangevinProblem& p, RdpPair target, std::int64_t batchSize) {
+  // Bound 6αβdL²/(ελ²n²) + ξ²/(4λ) = 6(βL²/λ²)/x + ξ²/(4λ).
+  DPX_ASSIGN_OR_RETURN(const TheoremScale s, rdpScale(p, target, batchSize));
+  const double signal = 6.0 * (p.beta * s.lipschitz2 / (p.lambda * p.lambda)) / s.x;
+  return prescribe(p, TheoremKind::k41, s.rdp, s.sigmaL2, s.x, signal, p.xi2 / (4.0 * p.lambda),
+                   p.xi2 / (2.0 * p.lambda), batchSize, "Thm 4.1");
 }
 
 Result<TheoremPrescription> theorem42(const LangevinProblem& p, double epsilon, double delta, std::int64_t batchSize) {
-  DPX_RETURN_IF_ERROR(checkProblem(p));
-  DPX_RETURN_IF_ERROR(checkDp(epsilon, delta));
-  DPX_RETURN_IF_ERROR(checkDpTheoremApplies(epsilon, delta, "Thm 4.2"));
-  DPX_RETURN_IF_ERROR(checkBatch(p, batchSize));
-  Result<RdpPair> rdp = rdpPairForDp(epsilon, delta);
-  if (!rdp) return rdp.status();
-  const double n = static_cast<double>(p.records);
-  const double L2 = p.lipschitz * p.lipschitz;
-  const double logInv = -std::log(delta);
-  // σ_L² = 8L²(ε + 2log(1/δ))/(ε²λn²); x = ε²n²/(4log(1/δ)d);
-  // bound 48βdL²log(1/δ)/(ε²λ²n²) + ξ²/(4λ) = 12(βL²/λ²)/x + ξ²/(4λ).
-  const double sigmaL2 = 8.0 * L2 * (epsilon + 2.0 * logInv) / (epsilon * epsilon * p.lambda * n * n);
-  const double x = epsilon * epsilon * n * n / (4.0 * logInv * p.dimension);
-  const double signal = 12.0 * (p.beta * L2 / (p.lambda * p.lambda)) / x;
-  return prescribe(p, TheoremKind::k42, *rdp, sigmaL2, x, signal, p.xi2 / (4.0 * p.lambda), p.xi2 / (2.0 * p.lambda),
-                   batchSize, "Thm 4.2");
+  // Bound 48βdL²log(1/δ)/(ε²λ²n²) + ξ²/(4λ) = 12(βL²/λ²)/x + ξ²/(4λ).
+  DPX_ASSIGN_OR_RETURN(const TheoremScale s, dpScale(p, epsilon, delta, batchSize, "Thm 4.2"));
+  const double signal = 12.0 * (p.beta * s.lipschitz2 / (p.lambda * p.lambda)) / s.x;
+  return prescribe(p, TheoremKind::k42, s.rdp, s.sigmaL2, s.x, signal, p.xi2 / (4.0 * p.lambda),
+                   p.xi2 / (2.0 * p.lambda), batchSize, "Thm 4.2");
 }
 
 Result<TheoremPrescription> theorem43(const LangevinProblem& p, RdpPair target, std::int64_t batchSize) {
-  DPX_RETURN_IF_ERROR(checkProblem(p));
-  DPX_RETURN_IF_ERROR(checkRdp(target));
-  DPX_RETURN_IF_ERROR(checkBatch(p, batchSize));
-  const double n = static_cast<double>(p.records);
-  const double L2 = p.lipschitz * p.lipschitz;
   // σ_L² as Thm 4.1; bound 18αdL²/(ελn²) = 18(L²/λ)/x.
-  const double sigmaL2 = 4.0 * target.alpha * L2 / (target.epsilon * p.lambda * n * n);
-  const double x = target.epsilon * n * n / (target.alpha * p.dimension);
-  const double bound = 18.0 * (L2 / p.lambda) / x;
-  return prescribe(p, TheoremKind::k43, target, sigmaL2, x, bound, 0.0, 0.0, batchSize, "Thm 4.3");
+  DPX_ASSIGN_OR_RETURN(const TheoremScale s, rdpScale(p, target, batchSize));
+  return prescribe(p, TheoremKind::k43, s.rdp, s.sigmaL2, s.x, 18.0 * (s.lipschitz2 / p.lambda) / s.x, 0.0, 0.0,
+                   batchSize, "Thm 4.3");
 }
 
 Result<TheoremPrescription> theorem44(const LangevinProblem& p, double epsilon, double delta, std::int64_t batchSize) {
-  DPX_RETURN_IF_ERROR(checkProblem(p));
-  DPX_RETURN_IF_ERROR(checkDp(epsilon, delta));
-  DPX_RETURN_IF_ERROR(checkDpTheoremApplies(epsilon, delta, "Thm 4.4"));
-  DPX_RETURN_IF_ERROR(checkBatch(p, batchSize));
-  Result<RdpPair> rdp = rdpPairForDp(epsilon, delta);
-  if (!rdp) return rdp.status();
-  const double n = static_cast<double>(p.records);
-  const double L2 = p.lipschitz * p.lipschitz;
-  const double logInv = -std::log(delta);
-  // σ_L² as Thm 4.2; bound 144dL²log(1/δ)/(ε²λn²) = 36(L²/λ)/x with x = ε²n²/(4log(1/δ)d).
-  const double sigmaL2 = 8.0 * L2 * (epsilon + 2.0 * logInv) / (epsilon * epsilon * p.lambda * n * n);
-  const double x = epsilon * epsilon * n * n / (4.0 * logInv * p.dimension);
-  const double bound = 36.0 * (L2 / p.lambda) / x;
-  return prescribe(p, TheoremKind::k44, *rdp, sigmaL2, x, bound, 0.0, 0.0, batchSize, "Thm 4.4");
+  // σ_L² as Thm 4.2; bound 144dL²log(1/δ)/(ε²λn²) = 36(L²/λ)/x.
+  DPX_ASSIGN_OR_RETURN(const TheoremScale s, dpScale(p, epsilon, delta, batchSize, "Thm 4.4"));
+  return prescribe(p, TheoremKind::k44, s.rdp, s.sigmaL2, s.x, 36.0 * (s.lipschitz2 / p.lambda) / s.x, 0.0, 0.0,
+                   batchSize, "Thm 4.4");
 }
 
 namespace {

@@ -9,24 +9,13 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace {
 
-struct Run {
-  int code;
-  QString out;
-  QString err;
-};
-
-Run dpxRun(const QString& line) {
-  std::ostringstream out;
-  std::ostringstream err;
-  QStringList all{QStringLiteral("dpx")};
-  all << line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-  const int code = dpx::cli::run(all, out, err);
-  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
-}
+using Run = dpx::test::CliRun;
+inline Run dpxRun(const QString& line) { return dpx::test::runDpx(line); }
 
 }  // namespace
 

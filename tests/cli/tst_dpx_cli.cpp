@@ -8,25 +8,14 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "common/params.h"
 #include "test_util.h"
 
 namespace {
 
-struct Run {
-  int code;
-  QString out;
-  QString err;
-};
-
-Run dpxRun(const QStringList& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  QStringList all{QStringLiteral("dpx")};
-  all << args;
-  const int code = dpx::cli::run(all, out, err);
-  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
-}
+using Run = dpx::test::CliRun;
+Run dpxRun(const QStringList& args) { return dpx::test::runDpx(args); }
 
 QStringList split(const QString& line) { return line.split(QLatin1Char(' '), Qt::SkipEmptyParts); }
 

@@ -7,23 +7,13 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_util.h"
 
 namespace {
 
-struct Run {
-  int code;
-  QString out;
-  QString err;
-};
+using Run = dpx::test::CliRun;
 
-Run frontier(const QStringList& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  QStringList all{QStringLiteral("dpx"), QStringLiteral("frontier")};
-  all << args;
-  const int code = dpx::cli::run(all, out, err);
-  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
-}
+Run frontier(const QStringList& args) { return dpx::test::runDpx(QStringList{QStringLiteral("frontier")} + args); }
 
 QStringList digits() {
   return {QStringLiteral("--data"),   QStringLiteral("builtin:digits"),

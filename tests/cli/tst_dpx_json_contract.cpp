@@ -19,6 +19,7 @@
 
 #include "accounting/registry.h"
 #include "cli.h"
+#include "cli_util.h"
 #include "common/params.h"
 #include "test_util.h"
 #include "training/mechanism.h"
@@ -29,20 +30,8 @@ using dpx::core::accounting::Accountant;
 using dpx::core::accounting::allAccountants;
 using dpx::core::accounting::findAccountant;
 
-struct Run {
-  int code;
-  QString out;
-  QString err;
-};
-
-Run dpxRun(const QString& line) {
-  std::ostringstream out;
-  std::ostringstream err;
-  QStringList all{QStringLiteral("dpx")};
-  all << line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-  const int code = dpx::cli::run(all, out, err);
-  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
-}
+using Run = dpx::test::CliRun;
+inline Run dpxRun(const QString& line) { return dpx::test::runDpx(line); }
 
 QString id(const Accountant* a) { return QString::fromUtf8(a->id().data(), static_cast<qsizetype>(a->id().size())); }
 QByteArray tag(const Accountant* a) { return id(a).toUtf8(); }

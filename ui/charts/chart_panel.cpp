@@ -448,9 +448,8 @@ void ChartPanel::refreshAxes() {
   double xMax = -xMin;
   double yMin = xMin;
   double yMax = -xMin;
-  for (const auto& [id, curve] : m_curves) {
-    if (!curve.series->isVisible()) continue;
-    for (const QPointF& p : curve.points) {
+  auto include = [&](const QVector<QPointF>& points) {
+    for (const QPointF& p : points) {
       if (m_logX && p.x() <= 0.0) continue;
       const double y = m_logY ? std::max(p.y(), m_logFloor) : p.y();
       xMin = std::min(xMin, p.x());
@@ -458,18 +457,13 @@ void ChartPanel::refreshAxes() {
       yMin = std::min(yMin, y);
       yMax = std::max(yMax, y);
     }
+  };
+  for (const auto& [id, curve] : m_curves) {
+    if (curve.series->isVisible()) include(curve.points);
   }
   for (const auto& [id, band] : m_bands) {
-    for (const QVector<QPointF>* edge : {&band.lowerPoints, &band.upperPoints}) {
-      for (const QPointF& p : *edge) {
-        if (m_logX && p.x() <= 0.0) continue;
-        const double y = m_logY ? std::max(p.y(), m_logFloor) : p.y();
-        xMin = std::min(xMin, p.x());
-        xMax = std::max(xMax, p.x());
-        yMin = std::min(yMin, y);
-        yMax = std::max(yMax, y);
-      }
-    }
+    include(band.lowerPoints);
+    include(band.upperPoints);
   }
   if (!std::isfinite(xMin)) {
     xMin = m_logX ? 1.0 : 0.0;

@@ -1,0 +1,31 @@
+// Running dpx in-process for the CLI tests: the exit code and what it printed.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <sstream>
+
+#include "cli.h"
+
+namespace dpx::test {
+
+struct CliRun {
+  int code = 0;
+  QString out;
+  QString err;
+};
+
+// `dpx` followed by the arguments.
+inline CliRun runDpx(const QStringList& arguments) {
+  std::ostringstream out;
+  std::ostringstream err;
+  QStringList all{QStringLiteral("dpx")};
+  all << arguments;
+  const int code = dpx::cli::run(all, out, err);
+  return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
+}
+
+// The same from one line of space-separated arguments ("epsilon --accountant rdp --json").
+inline CliRun runDpx(const QString& line) { return runDpx(line.split(QLatin1Char(' '), Qt::SkipEmptyParts)); }
+
+}  // namespace dpx::test
