@@ -6,13 +6,107 @@
 //   dpexplorer --opengl              draws line series through OpenGL (opt-in; raster by default)
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTabWidget>
 #include <QTimer>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "audit_panel.h"
 #include "charts/chart_panel.h"
 #include "frontier_panel.h"
 #include "main_window.h"
 #include "trainer_panel.h"
+
+namespace {
+
+// The README's screenshots: load the trainer's data (n follows it), let every view compute,
+// train, audit, compute the frontier, then save the pictures to `directory` and quit (exit 1 if
+// a picture could not be saved, 2 if it all takes over three minutes).
+class ScreenshotSequence {
+ public:
+  ScreenshotSequence(dpx::ui::MainWindow& window, QString directory)
+      : m_window(window), m_directory(std::move(directory)) {}
+
+  void start() {
+    m_window.resize(1600, 1000);
+    m_window.frontierPanel()->followBox()->setChecked(false);
+    saveWhenFrontierDone();
+    chainTrainAuditFrontier();
+    trainOnceSlowViewsArrive();
+    applyDigitsSetting();
+    m_window.trainerPanel()->ensureDataLoaded();
+    QTimer::singleShot(180000, QCoreApplication::instance(), [] { QApplication::exit(2); });  // never hang a script
+  }
+
+ private:
+  // Saves once both frontier parts, the chart and the utility table, are done.
+  void saveWhenFrontierDone() {
+    dpx::ui::FrontierPanel* frontier = m_window.frontierPanel();
+    auto finish = [&window = m_window, directory = m_directory] {
+      const bool ok = window.saveScreenshots(directory);
+      QApplication::exit(ok ? 0 : 1);
+    };
+    auto frontierParts = std::make_shared<int>(2);  // the frontier and the utility table
+    auto frontierPartDone = [frontierParts, finish] {
+      if (--*frontierParts == 0) QTimer::singleShot(300, finish);
+    };
+    QObject::connect(frontier, &dpx::ui::FrontierPanel::frontierFinished, &m_window, frontierPartDone,
+                     Qt::SingleShotConnection);
+    QObject::connect(frontier, &dpx::ui::FrontierPanel::utilityShown, &m_window, frontierPartDone,
+                     Qt::SingleShotConnection);
+  }
+
+  // Training finished → audit; audit finished → the frontier.
+  void chainTrainAuditFrontier() {
+    dpx::ui::FrontierPanel* frontier = m_window.frontierPanel();
+    QObject::connect(
+        m_window.auditPanel(), &dpx::ui::AuditPanel::auditFinished, &m_window,
+        [&window = m_window, frontier] {
+          window.tabs()->setCurrentIndex(dpx::ui::MainWindow::kFrontierTab);  // the utility table follows
+          frontier->compute();
+        },
+        Qt::SingleShotConnection);
+    QObject::connect(
+        m_window.trainerPanel(), &dpx::ui::TrainerPanel::trainingFinished, &m_window,
+        [&window = m_window] { window.auditPanel()->runAudit(); }, Qt::SingleShotConnection);
+  }
+
+  // Once the data is loaded, training starts when the PLD and step-size views of the knobs
+  // bound to the data have both arrived.
+  void trainOnceSlowViewsArrive() {
+    dpx::ui::TrainerPanel* trainer = m_window.trainerPanel();
+    auto pending = std::make_shared<int>(2);
+    auto arrived = [pending, trainer] {
+      if (--*pending == 0) trainer->start();
+    };
+    QObject::connect(
+        trainer->controller(), &dpx::ui::TrainingController::dataReady, &m_window,
+        [&window = m_window, arrived] {
+          QObject::connect(&window, &dpx::ui::MainWindow::pldApplied, &window, arrived, Qt::SingleShotConnection);
+          QObject::connect(&window, &dpx::ui::MainWindow::stepsizeApplied, &window, arrived, Qt::SingleShotConnection);
+        },
+        Qt::SingleShotConnection);
+  }
+
+  // The digits setting of the README: batch 64, 30 epochs, η = 0.45, λ = 1e−3, every mechanism
+  // calibrated to ε = 1.
+  void applyDigitsSetting() {
+    dpx::ui::ParameterModel* model = m_window.model();
+    model->setKnob(dpx::core::Knob::kM, 64);
+    model->setKnob(dpx::core::Knob::kK, 28125);   // 30 epochs of the default n; n then follows the data
+    model->setKnob(dpx::core::Knob::kEta, 0.45);  // within 1/(2β) ≈ 0.5: the utility lemmas apply
+    model->setKnob(dpx::core::Knob::kLambda, 1e-3);
+    dpx::ui::TrainerSettings settings = model->trainer();
+    settings.targetEpsilon = 1.0;
+    model->setTrainer(settings, QStringLiteral("target ε = 1"));
+  }
+
+  dpx::ui::MainWindow& m_window;
+  QString m_directory;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -37,50 +131,10 @@ int main(int argc, char** argv) {
 
   dpx::ui::MainWindow window;
   window.show();
+  std::optional<ScreenshotSequence> screenshots;
   if (parser.isSet(screenshot)) {
-    // Load the trainer's data (n follows it), let every view compute, train, audit, compute the
-    // frontier, then save the pictures.
-    const QString directory = parser.value(screenshot);
-    window.resize(1600, 1000);
-    dpx::ui::TrainerPanel* trainer = window.trainerPanel();
-    dpx::ui::FrontierPanel* frontier = window.frontierPanel();
-    frontier->followBox()->setChecked(false);
-    auto finish = [&window, directory] {
-      const bool ok = window.saveScreenshots(directory);
-      QApplication::exit(ok ? 0 : 1);
-    };
-    QObject::connect(
-        frontier, &dpx::ui::FrontierPanel::frontierFinished, &window, [finish] { QTimer::singleShot(300, finish); },
-        Qt::SingleShotConnection);
-    QObject::connect(
-        window.auditPanel(), &dpx::ui::AuditPanel::auditFinished, &window, [frontier] { frontier->compute(); },
-        Qt::SingleShotConnection);
-    QObject::connect(
-        trainer, &dpx::ui::TrainerPanel::trainingFinished, &window, [&window] { window.auditPanel()->runAudit(); },
-        Qt::SingleShotConnection);
-    auto* pending = new int(2);  // PLD and step sizes of the knobs bound to the data
-    auto arrived = [pending, trainer] {
-      if (--*pending == 0) trainer->start();
-    };
-    QObject::connect(
-        trainer->controller(), &dpx::ui::TrainingController::dataReady, &window,
-        [&window, arrived] {
-          QObject::connect(&window, &dpx::ui::MainWindow::pldApplied, &window, arrived, Qt::SingleShotConnection);
-          QObject::connect(&window, &dpx::ui::MainWindow::stepsizeApplied, &window, arrived, Qt::SingleShotConnection);
-        },
-        Qt::SingleShotConnection);
-    // The digits setting of the README: batch 64, 30 epochs, η = 0.45, λ = 1e−3, every mechanism
-    // calibrated to ε = 1.
-    dpx::ui::ParameterModel* model = window.model();
-    model->setKnob(dpx::core::Knob::kM, 64);
-    model->setKnob(dpx::core::Knob::kK, 28125);   // 30 epochs of the default n; n then follows the data
-    model->setKnob(dpx::core::Knob::kEta, 0.45);  // within 1/(2β) ≈ 0.5: the utility lemmas apply
-    model->setKnob(dpx::core::Knob::kLambda, 1e-3);
-    dpx::ui::TrainerSettings settings = model->trainer();
-    settings.targetEpsilon = 1.0;
-    model->setTrainer(settings, QStringLiteral("target ε = 1"));
-    trainer->ensureDataLoaded();
-    QTimer::singleShot(180000, &app, [] { QApplication::exit(2); });  // never hang a script
+    screenshots.emplace(window, parser.value(screenshot));
+    screenshots->start();
   }
   return QApplication::exec();
 }

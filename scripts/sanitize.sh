@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Runs the test suite under sanitizers: scripts/sanitize.sh [asan|tsan|all] [ctest args…]
+# Runs the test suite under sanitizers: scripts/sanitize.sh [asan|tsan|all|ci] [ctest args…]
 #
 #   asan  builds with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and runs the
-#         whole suite (every label) — memory errors, leaks, overflow, bad shifts, misaligned or
-#         null accesses, float→int overflow;
-#   tsan  builds with ThreadSanitizer in build-tsan/ and runs the threaded tests: the trainer,
-#         the mechanisms' statistics, the audit and the GUI's background workers.
-#   all   (default) both.
+#         whole default suite (every label but exhaustive) — memory errors, leaks, overflow, bad
+#         shifts, misaligned or null accesses, float→int overflow;
+#   tsan  builds with ThreadSanitizer in build-tsan/ and runs the threaded tests: the trainer and
+#         frontier (mechanisms side by side in one arena), the mechanisms' statistics, the audit,
+#         PLD cancellation, the sweep's worker threads and the GUI's background jobs;
+#   ci    what .ci/run adds after scripts/test.sh, in time for CI: ASan+UBSan over the core and
+#         cli labels (the smoke sweep and the fuzz regressions included) and TSan over the
+#         threaded tests, each building only the targets it runs, at -O1 with line tables;
+#   all   (default) asan and tsan.
 # Qt, oneTBB and FFTW come from Debian uninstrumented, so TSan cannot see their internal
 # synchronisation; tests/sanitizers/tsan.supp suppresses reports *inside* those libraries only —
 # a race in our code is still reported.
@@ -15,35 +19,66 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 mode="${1:-all}"
 shift || true
-case "$mode" in asan | tsan | all) ;; *)
-  echo "usage: scripts/sanitize.sh [asan|tsan|all] [ctest args…]" >&2
+case "$mode" in asan | tsan | all | ci) ;; *)
+  echo "usage: scripts/sanitize.sh [asan|tsan|all|ci] [ctest args…]" >&2
   exit 2
   ;;
 esac
 dpx_install_packages "${DPX_PACKAGES[@]}"
 JOBS="${DPX_JOBS:-$(nproc)}"
 
-sanitized_build() {  # dir sanitizers
-  cmake -S "$DPX_ROOT" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDPX_SANITIZE="$2" \
-    -DDPX_NATIVE=OFF -DDPX_BUILD_BENCH=OFF
-  cmake --build "$1" --parallel "$JOBS"
+sanitized_build() {  # dir sanitizers [targets…]
+  local dir="$1" sanitizers="$2"
+  shift 2
+  cmake -S "$DPX_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDPX_SANITIZE="$sanitizers" \
+    -DDPX_NATIVE=OFF -DDPX_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${DPX_SANITIZE_FLAGS:--O2 -g}"
+  if [ $# -eq 0 ]; then
+    cmake --build "$dir" --parallel "$JOBS"
+  else
+    cmake --build "$dir" --parallel "$JOBS" --target "$@"
+  fi
 }
 
+# The test executables of tests/<area>/ (their ctest names are their file names).
+tests_of() {
+  for area in "$@"; do
+    for file in "$DPX_ROOT"/tests/"$area"/tst_*.cpp; do basename "$file" .cpp; done
+  done
+}
+
+THREADED='tst_(trainer|frontier|mechanism_statistics|membership_inference|pld_accountant|sweep|background_job|dpx_audit)$'
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export LSAN_OPTIONS="suppressions=$DPX_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$DPX_ROOT/tests/sanitizers/tsan.supp"
+
 status=0
+if [ "$mode" = ci ]; then
+  export DPX_SANITIZE_FLAGS="${DPX_SANITIZE_FLAGS:--O1 -g1}"
+  start=$SECONDS
+  dir="${DPX_ASAN_DIR:-$DPX_ROOT/build-asan}"
+  mapfile -t targets < <(tests_of core cli)
+  sanitized_build "$dir" address,undefined dpx "${targets[@]}"
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 \
+    -L 'core|cli' -LE exhaustive -E format_check "$@") || status=1
+  echo "== ASan+UBSan (core, cli) took $((SECONDS - start)) s"
+  start=$SECONDS
+  dir="${DPX_TSAN_DIR:-$DPX_ROOT/build-tsan}"
+  sanitized_build "$dir" thread dpx tst_trainer tst_frontier tst_mechanism_statistics tst_membership_inference \
+    tst_pld_accountant tst_sweep tst_background_job tst_dpx_audit
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 3600 -R "$THREADED" "$@") || status=1
+  echo "== TSan (threaded tests) took $((SECONDS - start)) s"
+fi
 if [ "$mode" = asan ] || [ "$mode" = all ]; then
   dir="${DPX_ASAN_DIR:-$DPX_ROOT/build-asan}"
   sanitized_build "$dir" address,undefined
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
-  export LSAN_OPTIONS="suppressions=$DPX_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
-  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 "$@") || status=1
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 \
+    -LE exhaustive "$@") || status=1
 fi
 if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   dir="${DPX_TSAN_DIR:-$DPX_ROOT/build-tsan}"
   sanitized_build "$dir" thread
-  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$DPX_ROOT/tests/sanitizers/tsan.supp"
-  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 3600 \
-    -R 'tst_(trainer|mechanism_statistics|membership_inference|main_window|dpx_audit)$' "$@") || status=1
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 3600 -R "$THREADED" "$@") || status=1
 fi
 [ "$status" -eq 0 ] && echo "sanitizers: clean"
 exit "$status"

@@ -18,6 +18,47 @@ namespace {
 
 QString n(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
 
+// "gdp ≈ 1.2 (estimate)", "rdp ≤ 1.5": every accountant of the mechanism but the one quoted.
+QStringList otherAnalyses(const core::audit::AuditReport& report) {
+  QStringList others;
+  for (const core::audit::AccountantEpsilon& a : report.accountantEpsilons) {
+    if (a.accountant == report.accountant) continue;
+    const bool upper = a.kind == core::accounting::BoundKind::kUpper;
+    others << QStringLiteral("%1 %2 %3%4")
+                  .arg(QString::fromStdString(a.accountant), upper ? QStringLiteral("≤") : QStringLiteral("≈"),
+                       n(a.epsilon),
+                       upper ? (a.applicable ? QString() : QStringLiteral(" (assumptions fail)"))
+                             : QStringLiteral(" (estimate)"));
+  }
+  return others;
+}
+
+// The strongest attack and the empirical lower bound against the proven upper bound (and the
+// other analyses of the run); a contradiction between the two first, in red.
+QString auditSummary(const core::audit::AuditReport& report, const core::audit::AttackReport& best) {
+  QString text;
+  if (report.contradiction) {
+    text += QStringLiteral("<p style='color:white;background:#b71c1c;padding:6px'><b>CONTRADICTION:</b> %1</p>")
+                .arg(QString::fromStdString(report.message).toHtmlEscaped());
+  }
+  text += QStringLiteral("<b>%1</b>: AUC %2, TPR %3 at FPR 1e−3, %4 at 1e−2.<br>")
+              .arg(QString::fromStdString(best.name).toHtmlEscaped(), n(best.auc), n(best.tprAtFpr1e3),
+                   n(best.tprAtFpr1e2));
+  text += QStringLiteral("Empirical ε ≥ <b>%1</b> (%2 confidence, %3)")
+              .arg(n(report.epsilonLowerBound), n(100 * report.confidence, 3) + QStringLiteral(" %"),
+                   QString::fromStdString(report.boundMethod).toHtmlEscaped());
+  if (report.epsilonUpperBound) {
+    text += QStringLiteral("; proven ε ≤ <b>%1</b> (%2) at δ = %3.")
+                .arg(n(*report.epsilonUpperBound), QString::fromStdString(report.accountant), n(report.delta, 3));
+    const QStringList others = otherAnalyses(report);
+    if (!others.isEmpty())
+      text += QStringLiteral("<br>Other analyses of this run: ") + others.join(QStringLiteral(", ")) + QLatin1Char('.');
+  } else {
+    text += QStringLiteral("; the model is not private (no upper bound).");
+  }
+  return text;
+}
+
 }  // namespace
 
 AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent), m_trainer(trainer) {
@@ -28,6 +69,16 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
   auto* grid = new QGridLayout(controls);
   grid->setContentsMargins(0, 0, 0, 0);
   grid->addWidget(new QLabel(QStringLiteral("<b>Membership-inference audit</b>"), controls), 0, 0, 1, 2);
+  buildSettings(grid, controls);
+  buildRunControls(grid, controls);
+  outer->addWidget(controls);
+  buildChart();
+  outer->addWidget(m_chart, 1);
+  connectControls();
+}
+
+// Rows 1–3: the mechanism to attack, the shadow models, the canaries.
+void AuditPanel::buildSettings(QGridLayout* grid, QWidget* controls) {
   m_mechanism = new QComboBox(controls);
   for (Mechanism m : allMechanisms())
     m_mechanism->addItem(QString::fromLatin1(mechanismName(m).data()), static_cast<int>(m));
@@ -49,6 +100,10 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
                      "instead of the whole pool."));
   grid->addWidget(new QLabel(QStringLiteral("canaries"), controls), 3, 0);
   grid->addWidget(m_canaries, 3, 1);
+}
+
+// Rows 4–6: run and cancel, the progress bar, the summary; row 7 takes the spare height.
+void AuditPanel::buildRunControls(QGridLayout* grid, QWidget* controls) {
   auto* buttons = new QHBoxLayout();
   m_run = new QPushButton(QStringLiteral("Run audit"), controls);
   m_run->setObjectName(QStringLiteral("runAuditButton"));
@@ -67,15 +122,18 @@ AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent)
   m_summary->setTextFormat(Qt::RichText);
   grid->addWidget(m_summary, 6, 0, 1, 2);
   grid->setRowStretch(7, 1);
-  outer->addWidget(controls);
+}
+
+void AuditPanel::buildChart() {
   m_chart = new ChartPanel(QStringLiteral("Audit: attack vs proven trade-off"), QStringLiteral("type I error (FPR)"),
                            QStringLiteral("type II error (1 − TPR)"), this);
   m_chart->setObjectName(QStringLiteral("auditChart"));
   m_chart->setFixedRange(Qt::Horizontal, std::make_pair(0.0, 1.0));
   m_chart->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
   m_chart->setMinimumHeight(220);
-  outer->addWidget(m_chart, 1);
+}
 
+void AuditPanel::connectControls() {
   connect(m_run, &QPushButton::clicked, this, &AuditPanel::runAudit);
   connect(m_cancel, &QPushButton::clicked, this, [this] { m_job.cancel(); });
   connect(&m_job, &BackgroundJob::progressed, this,
@@ -138,38 +196,16 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
   m_report = report;
   m_progress->setValue(1000);
   const core::audit::AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
-  QString text;
-  if (report.contradiction) {
-    text += QStringLiteral("<p style='color:white;background:#b71c1c;padding:6px'><b>CONTRADICTION:</b> %1</p>")
-                .arg(QString::fromStdString(report.message).toHtmlEscaped());
-  }
-  text += QStringLiteral("<b>%1</b>: AUC %2, TPR %3 at FPR 1e−3, %4 at 1e−2.<br>")
-              .arg(QString::fromStdString(best.name).toHtmlEscaped(), n(best.auc), n(best.tprAtFpr1e3),
-                   n(best.tprAtFpr1e2));
-  text += QStringLiteral("Empirical ε ≥ <b>%1</b> (%2 confidence, %3)")
-              .arg(n(report.epsilonLowerBound), n(100 * report.confidence, 3) + QStringLiteral(" %"),
-                   QString::fromStdString(report.boundMethod).toHtmlEscaped());
-  if (report.epsilonUpperBound) {
-    text += QStringLiteral("; proven ε ≤ <b>%1</b> (%2) at δ = %3.")
-                .arg(n(*report.epsilonUpperBound), QString::fromStdString(report.accountant), n(report.delta, 3));
-    QStringList others;
-    for (const core::audit::AccountantEpsilon& a : report.accountantEpsilons) {
-      if (a.accountant == report.accountant) continue;
-      const bool upper = a.kind == core::accounting::BoundKind::kUpper;
-      others << QStringLiteral("%1 %2 %3%4")
-                    .arg(QString::fromStdString(a.accountant), upper ? QStringLiteral("≤") : QStringLiteral("≈"),
-                         n(a.epsilon),
-                         upper ? (a.applicable ? QString() : QStringLiteral(" (assumptions fail)"))
-                               : QStringLiteral(" (estimate)"));
-    }
-    if (!others.isEmpty())
-      text += QStringLiteral("<br>Other analyses of this run: ") + others.join(QStringLiteral(", ")) + QLatin1Char('.');
-  } else {
-    text += QStringLiteral("; the model is not private (no upper bound).");
-  }
-  m_summary->setText(text);
+  m_summary->setText(auditSummary(report, best));
+  const QVector<QPointF> attack = drawAudit(report, best);
+  Q_EMIT auditFinished(
+      attack,
+      QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
+}
 
-  // The attack over the trade-off the proof guarantees: every attack must stay on or above it.
+// The attack over the trade-off the proof guarantees: every attack must stay on or above it.
+// Returns the attack's points (FPR, 1 − TPR).
+QVector<QPointF> AuditPanel::drawAudit(const core::audit::AuditReport& report, const core::audit::AttackReport& best) {
   // Every distinct score is a ROC point; a few hundred show the curve without burying the others.
   QVector<QPointF> attack;
   const std::vector<core::audit::RocPoint> thin = core::audit::thinRoc(best.roc, 150);
@@ -180,6 +216,13 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
   points.width = 5.0;
   points.tooltip = QStringLiteral("attack operating points (FPR, 1 − TPR)");
   m_chart->setCurve(QStringLiteral("attack"), QString::fromStdString(best.name), attack, points);
+  drawReferences(report);
+  m_chart->refreshAxes();
+  return attack;
+}
+
+// Random guessing, and f_{ε,δ} of the proven ε when there is one.
+void AuditPanel::drawReferences(const core::audit::AuditReport& report) {
   QVector<QPointF> identity;
   QVector<QPointF> proven;
   for (double x : core::accounting::defaultTypeOneGrid(200)) {
@@ -201,10 +244,6 @@ void AuditPanel::show(const core::audit::AuditReport& report) {
   } else {
     m_chart->removeCurve(QStringLiteral("proven"));
   }
-  m_chart->refreshAxes();
-  Q_EMIT auditFinished(
-      attack,
-      QStringLiteral("attack on %1").arg(QString::fromLatin1(mechanismId(report.training.run.mechanism).data())));
 }
 
 QString AuditPanel::reportSection() const {

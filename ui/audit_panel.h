@@ -17,6 +17,8 @@
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"
 
+class QGridLayout;
+
 namespace dpx::ui {
 
 class TrainerPanel;
@@ -39,7 +41,13 @@ class AuditPanel : public QWidget {
   void auditFinished(const QVector<QPointF>& tradeoff, const QString& label);
 
  private:
+  void buildSettings(QGridLayout* grid, QWidget* controls);
+  void buildRunControls(QGridLayout* grid, QWidget* controls);
+  void buildChart();
+  void connectControls();
   void show(const core::audit::AuditReport& report);
+  QVector<QPointF> drawAudit(const core::audit::AuditReport& report, const core::audit::AttackReport& best);
+  void drawReferences(const core::audit::AuditReport& report);
   TrainerPanel* m_trainer;
   QComboBox* m_mechanism;
   QSpinBox* m_shadows;

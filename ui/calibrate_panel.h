@@ -7,11 +7,14 @@
 #include <QLineEdit>
 #include <QTableWidget>
 #include <QWidget>
+#include <vector>
 
 #include "compute/background_job.h"
 #include "parameter_model.h"
 
 namespace dpx::ui {
+
+struct CalibrationRow;  // calibrate_panel.cpp
 
 class CalibratePanel : public QWidget {
   Q_OBJECT
@@ -27,6 +30,9 @@ class CalibratePanel : public QWidget {
   void calibrated();
 
  private:
+  bool acceptTarget();
+  void showRows(const std::vector<CalibrationRow>& rows);
+  void showRow(int row, const CalibrationRow& r);
   ParameterModel* m_model;
   QLineEdit* m_entry;
   QTableWidget* m_table;

@@ -30,7 +30,17 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   setObjectName(QStringLiteral("frontierPanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
-  auto* bar = new QHBoxLayout();
+  layout->addLayout(buildToolbar());
+  m_status =
+      new QLabel(QStringLiteral("Press Compute: each point trains the ticked mechanisms, calibrated to its ε."), this);
+  m_status->setObjectName(QStringLiteral("frontierStatus"));
+  m_status->setWordWrap(true);
+  layout->addWidget(m_status);
+  layout->addWidget(buildChartAndTable(), 1);
+  connectSignals();
+}
+
+QHBoxLayout* FrontierPanel::buildToolbar() {
   m_mode = new QComboBox(this);
   m_mode->setObjectName(QStringLiteral("frontierMode"));
   m_mode->addItem(QStringLiteral("accuracy against ε"), static_cast<int>(FrontierVary::kEpsilon));
@@ -57,6 +67,10 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_follow->setToolTip(
       QStringLiteral("While this view is shown, a settled change of the knobs, the data or the "
                      "mechanisms computes the frontier again"));
+  m_progress = new QProgressBar(this);
+  m_progress->setRange(0, 1000);
+  m_progress->setMaximumWidth(160);
+  auto* bar = new QHBoxLayout();
   bar->addWidget(m_mode);
   bar->addWidget(new QLabel(QStringLiteral("points"), this));
   bar->addWidget(m_points);
@@ -66,17 +80,11 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   bar->addWidget(m_cancel);
   bar->addWidget(m_follow);
   bar->addStretch(1);
-  m_progress = new QProgressBar(this);
-  m_progress->setRange(0, 1000);
-  m_progress->setMaximumWidth(160);
   bar->addWidget(m_progress);
-  layout->addLayout(bar);
-  m_status =
-      new QLabel(QStringLiteral("Press Compute: each point trains the ticked mechanisms, calibrated to its ε."), this);
-  m_status->setObjectName(QStringLiteral("frontierStatus"));
-  m_status->setWordWrap(true);
-  layout->addWidget(m_status);
+  return bar;
+}
 
+QSplitter* FrontierPanel::buildChartAndTable() {
   auto* split = new QSplitter(Qt::Vertical, this);
   m_chart = new ChartPanel(QStringLiteral("Privacy–utility frontier"), QStringLiteral("ε"),
                            QStringLiteral("test accuracy"), split);
@@ -102,8 +110,12 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   split->addWidget(m_utility);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  layout->addWidget(split, 1);
+  return split;
+}
 
+// The frontier and the utility bounds follow settled changes while this view is shown; hidden,
+// they are marked stale and computed when it is shown again.
+void FrontierPanel::connectSignals() {
   m_settle.setSingleShot(true);
   m_settle.setInterval(kSettleMs);
   connect(&m_settle, &QTimer::timeout, this, [this] {
@@ -113,10 +125,12 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   m_utilitySettle.setInterval(kSettleMs);
   connect(&m_utilitySettle, &QTimer::timeout, this, &FrontierPanel::refreshUtility);
   auto changed = [this] {
+    m_utilityStale = true;
+    if (!isVisible()) return;
     m_utilitySettle.start();
-    if (m_follow->isChecked() && isVisible()) m_settle.start();
+    if (m_follow->isChecked()) m_settle.start();
   };
-  connect(m_trainer, &TrainerPanel::trainingFinished, this, [this] { m_utilitySettle.start(); });
+  connect(m_trainer, &TrainerPanel::trainingFinished, this, changed);
   connect(m_model, &ParameterModel::paramsChanged, this, changed);
   connect(m_model, &ParameterModel::trainerChanged, this, changed);
   connect(m_mode, &QComboBox::activated, this, [this] { compute(); });
@@ -128,7 +142,11 @@ FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidg
   });
   connect(&m_job, &BackgroundJob::progressed, this,
           [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
-  refreshUtility();
+}
+
+void FrontierPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (m_utilityStale) m_utilitySettle.start();
 }
 
 std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
@@ -175,47 +193,50 @@ void FrontierPanel::compute() {
   const std::uint64_t generation = ++m_generation;
   m_running = job;
   m_result.reset();
+  const std::size_t points = resetSeries(*job);
+  prepareChart(*job);
+  m_progress->setValue(0);
+  m_status->setText(QStringLiteral("Training %1 runs…")
+                        .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)));
+  startJob(*job, generation);
+}
+
+// One empty series per mechanism, a slot per point; returns the number of points.
+std::size_t FrontierPanel::resetSeries(const FrontierJob& job) {
   m_series.clear();
-  const bool byEpsilon = job->request.vary == FrontierVary::kEpsilon;
-  const std::size_t points = byEpsilon ? job->request.epsilons.size() : job->request.epochsList.size();
-  for (Mechanism m : job->request.mechanisms) {
+  const bool byEpsilon = job.request.vary == FrontierVary::kEpsilon;
+  const std::size_t points = byEpsilon ? job.request.epsilons.size() : job.request.epochsList.size();
+  for (Mechanism m : job.request.mechanisms) {
     FrontierSeries s;
     s.mechanism = m;
     s.points.resize(points);
     m_series.push_back(s);
   }
+  return points;
+}
+
+// An empty chart with the new x axis and the current ε (or epochs) marked.
+void FrontierPanel::prepareChart(const FrontierJob& job) {
+  const bool byEpsilon = job.request.vary == FrontierVary::kEpsilon;
   m_chart->removeCurvesExcept({});
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
   m_chart->setAxisTitle(
       Qt::Horizontal, byEpsilon
-                          ? QStringLiteral("ε (at δ = %1)").arg(number(job->request.base.knobs.delta))
-                          : QStringLiteral("epochs (each point calibrated to ε = %1)").arg(number(job->centerEpsilon)));
-  m_chart->setMarker(byEpsilon ? job->centerEpsilon : job->centerEpochs,
+                          ? QStringLiteral("ε (at δ = %1)").arg(number(job.request.base.knobs.delta))
+                          : QStringLiteral("epochs (each point calibrated to ε = %1)").arg(number(job.centerEpsilon)));
+  m_chart->setMarker(byEpsilon ? job.centerEpsilon : job.centerEpochs,
                      byEpsilon ? QStringLiteral("current ε") : QStringLiteral("current epochs"));
   m_chart->refreshAxes();
-  m_progress->setValue(0);
-  m_status->setText(QStringLiteral("Training %1 runs…")
-                        .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)));
+}
+
+// Computes the frontier on a worker; points and the ceiling are posted as they finish, tagged
+// with the generation so a newer request's chart ignores them.
+void FrontierPanel::startJob(const FrontierJob& job, std::uint64_t generation) {
   std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
-  const FrontierJob work = *job;
   m_job.request(
-      [this, work, cache, generation](const std::atomic<bool>& cancel,
-                                      const BackgroundJob::Progress& progress) -> std::any {
-        core::Result<CachedDataset> data = cache->get(work.data);
-        if (!data) return data.status();
-        FrontierRequest request = work.request;
-        request.base.bounds = data->bounds;
-        FrontierCallbacks callbacks;
-        callbacks.pointDone = [this, generation](std::size_t s, std::size_t i, const FrontierPoint& p) {
-          QMetaObject::invokeMethod(
-              this, [this, generation, s, i, p] { showPoint(generation, s, i, p); }, Qt::QueuedConnection);
-        };
-        callbacks.ceilingDone = [this, generation](double accuracy) {
-          QMetaObject::invokeMethod(
-              this, [this, generation, accuracy] { showCeiling(generation, accuracy); }, Qt::QueuedConnection);
-        };
-        callbacks.progress = progress;
-        core::Result<FrontierResult> result = computeFrontier(request, data->data, callbacks, &cancel);
+      [this, work = job, cache, generation](const std::atomic<bool>& cancel,
+                                            const BackgroundJob::Progress& progress) -> std::any {
+        core::Result<FrontierResult> result = runFrontier(work, *cache, generation, cancel, progress);
         if (!result) return result.status();
         return std::move(*result);
       },
@@ -227,6 +248,26 @@ void FrontierPanel::compute() {
         }
         if (auto* r = std::any_cast<FrontierResult>(&result)) finish(generation, std::move(*r));
       });
+}
+
+// On the worker: loads the data and computes every point.
+core::Result<FrontierResult> FrontierPanel::runFrontier(const FrontierJob& work, DatasetCache& cache,
+                                                        std::uint64_t generation, const std::atomic<bool>& cancel,
+                                                        const BackgroundJob::Progress& progress) {
+  DPX_ASSIGN_OR_RETURN(const CachedDataset data, cache.get(work.data));
+  FrontierRequest request = work.request;
+  request.base.bounds = data.bounds;
+  FrontierCallbacks callbacks;
+  callbacks.pointDone = [this, generation](std::size_t s, std::size_t i, const FrontierPoint& p) {
+    QMetaObject::invokeMethod(
+        this, [this, generation, s, i, p] { showPoint(generation, s, i, p); }, Qt::QueuedConnection);
+  };
+  callbacks.ceilingDone = [this, generation](double accuracy) {
+    QMetaObject::invokeMethod(
+        this, [this, generation, accuracy] { showCeiling(generation, accuracy); }, Qt::QueuedConnection);
+  };
+  callbacks.progress = progress;
+  return computeFrontier(request, data.data, callbacks, &cancel);
 }
 
 void FrontierPanel::showPoint(std::uint64_t generation, std::size_t series, std::size_t index,
@@ -390,6 +431,7 @@ std::vector<UtilityTableRow> computeUtilityRows(const TrainingRequest& request, 
 }  // namespace
 
 void FrontierPanel::refreshUtility() {
+  m_utilityStale = false;
   QString error;
   std::optional<TrainingRequest> request = m_trainer->buildRequest(&error);
   if (!request) {
@@ -418,6 +460,11 @@ void FrontierPanel::refreshUtility() {
 }
 
 void FrontierPanel::showUtility(const std::vector<UtilityTableRow>& rows) {
+  fillUtility(rows);
+  Q_EMIT utilityShown();
+}
+
+void FrontierPanel::fillUtility(const std::vector<UtilityTableRow>& rows) {
   m_utility->setRowCount(0);
   if (rows.empty()) {
     m_utility->setRowCount(1);

@@ -8,10 +8,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QWidget>
@@ -68,8 +70,19 @@ class FrontierPanel : public QWidget {
  Q_SIGNALS:
   void pointShown();
   void frontierFinished();
+  void utilityShown();  // the utility table was filled (or says why not)
 
  private:
+  void showEvent(QShowEvent* event) override;
+  QHBoxLayout* buildToolbar();
+  QSplitter* buildChartAndTable();
+  void connectSignals();
+  std::size_t resetSeries(const FrontierJob& job);
+  void prepareChart(const FrontierJob& job);
+  void startJob(const FrontierJob& job, std::uint64_t generation);
+  core::Result<core::training::FrontierResult> runFrontier(const FrontierJob& work, core::training::DatasetCache& cache,
+                                                           std::uint64_t generation, const std::atomic<bool>& cancel,
+                                                           const BackgroundJob::Progress& progress);
   void showPoint(std::uint64_t generation, std::size_t series, std::size_t index,
                  const core::training::FrontierPoint& point);
   void showCeiling(std::uint64_t generation, double accuracy);
@@ -77,6 +90,7 @@ class FrontierPanel : public QWidget {
   void finish(std::uint64_t generation, core::training::FrontierResult result);
   void refreshUtility();
   void showUtility(const std::vector<struct UtilityTableRow>& rows);
+  void fillUtility(const std::vector<struct UtilityTableRow>& rows);
   ParameterModel* m_model;
   TrainerPanel* m_trainer;
   ChartPanel* m_chart;
@@ -92,6 +106,7 @@ class FrontierPanel : public QWidget {
   BackgroundJob m_job{true};
   BackgroundJob m_utilityJob{true};
   QTimer m_utilitySettle;
+  bool m_utilityStale = true;  // the bounds are for other knobs (or none yet)
   QTimer m_settle;
   std::uint64_t m_generation = 0;
   std::optional<FrontierJob> m_running;

@@ -109,37 +109,11 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
       QStringLiteral("<b>%1</b> %2").arg(QString::fromUtf8(info.symbol), QString::fromUtf8(info.title)), this);
   m_note = new QLabel(this);
   m_note->setStyleSheet(QStringLiteral("color: palette(mid);"));
-  auto* arrow = new QLabel(this);
-  if (info.privateDirection != 0) {
-    arrow->setText(info.privateDirection > 0 ? QStringLiteral("more private →") : QStringLiteral("← more private"));
-    arrow->setStyleSheet(QStringLiteral("color: #2e7d32; font-size: 9pt;"));
-  }
-  m_slider = new QSlider(Qt::Horizontal, this);
-  m_slider->setFocusPolicy(Qt::StrongFocus);
-  m_entry = new QLineEdit(this);
-  m_entry->setMaximumWidth(96);
-  m_entry->setAlignment(Qt::AlignRight);
-  m_entry->setAccessibleName(QString::fromUtf8(info.title));
-  m_slider->setAccessibleName(QString::fromUtf8(info.title));
+  QLabel* arrow = buildArrow(info);
+  buildInputs(info);
   grid->addWidget(name, 0, 0);
   if (knob == Knob::kN) {
-    // n follows the training set the trainer loads; released, it is a what-if for the
-    // accountants while every run still uses the data's n.
-    m_bind = new QToolButton(this);
-    m_bind->setObjectName(QStringLiteral("bindN"));
-    m_bind->setText(QStringLiteral("from data"));
-    m_bind->setCheckable(true);
-    m_bind->setAutoRaise(true);
-    m_bind->setStyleSheet(
-        QStringLiteral("QToolButton { font-size: 8pt; padding: 0 3px; } "
-                       "QToolButton:checked { background: #e3f2fd; border: 1px solid #90caf9; }"));
-    // n's row: name, which way is private, the toggle; the binding's state is in its tooltip.
-    m_note->hide();
-    grid->addWidget(arrow, 0, 1, Qt::AlignRight);
-    grid->addWidget(m_bind, 0, 2, Qt::AlignRight);
-    connect(m_bind, &QToolButton::clicked, this, [this](bool on) { m_model->setNFromData(on); });
-    connect(m_model, &ParameterModel::trainerChanged, this, &KnobWidget::refresh);
-    connect(m_model, &ParameterModel::dataSizeChanged, this, &KnobWidget::refresh);
+    buildBinding(grid, arrow);
   } else {
     grid->addWidget(m_note, 0, 1, Qt::AlignRight);
     grid->addWidget(arrow, 0, 2, Qt::AlignRight);
@@ -155,7 +129,51 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
   m_slider->setRange(0, m_scale.ticks());
   m_slider->setSingleStep(1);
   m_slider->setPageStep(50);
+  connectInputs();
+  refresh();
+}
 
+// Which way is more private, in green; empty for knobs that do not move ε one way.
+QLabel* KnobWidget::buildArrow(const KnobInfo& info) {
+  auto* arrow = new QLabel(this);
+  if (info.privateDirection != 0) {
+    arrow->setText(info.privateDirection > 0 ? QStringLiteral("more private →") : QStringLiteral("← more private"));
+    arrow->setStyleSheet(QStringLiteral("color: #2e7d32; font-size: 9pt;"));
+  }
+  return arrow;
+}
+
+void KnobWidget::buildInputs(const KnobInfo& info) {
+  m_slider = new QSlider(Qt::Horizontal, this);
+  m_slider->setFocusPolicy(Qt::StrongFocus);
+  m_entry = new QLineEdit(this);
+  m_entry->setMaximumWidth(96);
+  m_entry->setAlignment(Qt::AlignRight);
+  m_entry->setAccessibleName(QString::fromUtf8(info.title));
+  m_slider->setAccessibleName(QString::fromUtf8(info.title));
+}
+
+// n follows the training set the trainer loads; released, it is a what-if for the accountants
+// while every run still uses the data's n. n's row: name, which way is private, the toggle; the
+// binding's state is in its tooltip (the note stays hidden).
+void KnobWidget::buildBinding(QGridLayout* grid, QLabel* arrow) {
+  m_bind = new QToolButton(this);
+  m_bind->setObjectName(QStringLiteral("bindN"));
+  m_bind->setText(QStringLiteral("from data"));
+  m_bind->setCheckable(true);
+  m_bind->setAutoRaise(true);
+  m_bind->setStyleSheet(
+      QStringLiteral("QToolButton { font-size: 8pt; padding: 0 3px; } "
+                     "QToolButton:checked { background: #e3f2fd; border: 1px solid #90caf9; }"));
+  m_note->hide();
+  grid->addWidget(arrow, 0, 1, Qt::AlignRight);
+  grid->addWidget(m_bind, 0, 2, Qt::AlignRight);
+  connect(m_bind, &QToolButton::clicked, this, [this](bool on) { m_model->setNFromData(on); });
+  connect(m_model, &ParameterModel::trainerChanged, this, &KnobWidget::refresh);
+  connect(m_model, &ParameterModel::dataSizeChanged, this, &KnobWidget::refresh);
+}
+
+void KnobWidget::connectInputs() {
   connect(m_slider, &QSlider::sliderPressed, this, [this] { m_dragToken = m_model->beginDrag(); });
   connect(m_slider, &QSlider::sliderReleased, this, [this] { m_dragToken = 0; });
   connect(m_slider, &QSlider::valueChanged, this, [this](int tick) {
@@ -165,7 +183,6 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
   });
   connect(m_entry, &QLineEdit::editingFinished, this, &KnobWidget::commitTyped);
   connect(m_model, &ParameterModel::paramsChanged, this, &KnobWidget::refresh);
-  refresh();
 }
 
 void KnobWidget::setNote(const QString& note) { m_note->setText(note); }

@@ -12,6 +12,8 @@
 #include "common/params.h"
 #include "parameter_model.h"
 
+class QGridLayout;
+
 namespace dpx::ui {
 
 // Maps slider ticks to knob values: logarithmic (with 0 at the leftmost tick for knobs whose
@@ -51,6 +53,10 @@ class KnobWidget : public QWidget {
   QToolButton* bindButton() const { return m_bind; }
 
  private:
+  QLabel* buildArrow(const core::KnobInfo& info);
+  void buildInputs(const core::KnobInfo& info);
+  void buildBinding(QGridLayout* grid, QLabel* arrow);
+  void connectInputs();
   void refresh();
   void refreshBinding();
   void commitTyped();

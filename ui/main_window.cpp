@@ -65,44 +65,45 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
   m_settings = settings;
   setWindowTitle(QStringLiteral("DP Explorer"));
   setObjectName(QStringLiteral("mainWindow"));
+  QDockWidget* knobsDock = buildParameterDock();
+  m_tabs = new QTabWidget(this);
+  m_tabs->addTab(buildPrivacyTab(), QStringLiteral("Privacy"));
+  buildTrainingTabs();
+  setCentralWidget(m_tabs);
+  buildCalibrateDock(knobsDock);
+  buildMenus();
+  statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
+  connectViews();
+  restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
+  if (!m_settings->contains(QStringLiteral("window/geometry"))) resize(1560, 980);
+  rebuildRecentMenu();
+  requestAnalytics();
+  requestSlowViews();
+}
 
-  // Knobs on the left.
+// The knobs on the left, scrollable.
+QDockWidget* MainWindow::buildParameterDock() {
   m_parameters = new ParameterPanel(&m_model, this);
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(m_parameters);
   scroll->setWidgetResizable(true);
   scroll->setMinimumWidth(330);
-  auto* knobsDock = new QDockWidget(QStringLiteral("Parameters"), this);
-  knobsDock->setObjectName(QStringLiteral("parametersDock"));
-  knobsDock->setWidget(scroll);
-  knobsDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-  addDockWidget(Qt::LeftDockWidgetArea, knobsDock);
+  auto* dock = new QDockWidget(QStringLiteral("Parameters"), this);
+  dock->setObjectName(QStringLiteral("parametersDock"));
+  dock->setWidget(scroll);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  return dock;
+}
 
-  // Charts and table in the middle.
-  m_tabs = new QTabWidget(this);
+// The four privacy charts over the accountant table, and the view toggles above them.
+QWidget* MainWindow::buildPrivacyTab() {
   auto* privacy = new QWidget(m_tabs);
-  auto* privacyLayout = new QVBoxLayout(privacy);
-  privacyLayout->setContentsMargins(2, 2, 2, 2);
-  auto* toggles = new QHBoxLayout();
+  auto* layout = new QVBoxLayout(privacy);
+  layout->setContentsMargins(2, 2, 2, 2);
   m_charts = new ExplorerCharts(privacy);
-  QCheckBox* epochs = toggle(privacy, toggles, QStringLiteral("x in epochs"), false,
-                             QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
-  QCheckBox* logEps = toggle(privacy, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
-  QCheckBox* fixedAlpha =
-      toggle(privacy, toggles, QStringLiteral("fixed α"), false,
-             QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
-                            "order: how much the choice of the Rényi order matters"));
-  fixedAlpha->setObjectName(QStringLiteral("fixedAlphaToggle"));
-  QCheckBox* roc = toggle(privacy, toggles, QStringLiteral("log–log ROC view"), false,
-                          QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
-                                         "where small false-positive rates are visible"));
-  QCheckBox* exact = toggle(privacy, toggles, QStringLiteral("exact PLD"), true,
-                            QStringLiteral("Compute the exact privacy loss distribution bracket in the background"));
-  toggles->addStretch(1);
-  m_timing = new QLabel(privacy);
-  m_timing->setStyleSheet(QStringLiteral("color: palette(mid);"));
-  toggles->addWidget(m_timing);
-  privacyLayout->addLayout(toggles);
+  layout->addLayout(buildViewToggles(privacy));
   auto* split = new QSplitter(Qt::Vertical, privacy);
   auto* grid = new QWidget(split);
   auto* gridLayout = new QGridLayout(grid);
@@ -118,22 +119,61 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   split->setSizes({700, 230});
-  privacyLayout->addWidget(split, 1);
-  m_tabs->addTab(privacy, QStringLiteral("Privacy"));
+  layout->addWidget(split, 1);
+  return privacy;
+}
 
+QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
+  auto* toggles = new QHBoxLayout();
+  QCheckBox* epochs = toggle(parent, toggles, QStringLiteral("x in epochs"), false,
+                             QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
+  QCheckBox* logEps = toggle(parent, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
+  QCheckBox* fixedAlpha =
+      toggle(parent, toggles, QStringLiteral("fixed α"), false,
+             QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
+                            "order: how much the choice of the Rényi order matters"));
+  fixedAlpha->setObjectName(QStringLiteral("fixedAlphaToggle"));
+  QCheckBox* roc = toggle(parent, toggles, QStringLiteral("log–log ROC view"), false,
+                          QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
+                                         "where small false-positive rates are visible"));
+  QCheckBox* exact = toggle(parent, toggles, QStringLiteral("exact PLD"), true,
+                            QStringLiteral("Compute the exact privacy loss distribution bracket in the background"));
+  toggles->addStretch(1);
+  m_timing = new QLabel(parent);
+  m_timing->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  toggles->addWidget(m_timing);
+  connect(epochs, &QCheckBox::toggled, this, [this](bool on) { m_model.setEpochsAxis(on); });
+  connect(fixedAlpha, &QCheckBox::toggled, this, [this](bool on) { m_model.setFixedAlphaView(on); });
+  connect(logEps, &QCheckBox::toggled, this, [this](bool on) { m_charts->epsilon()->setLogAxis(Qt::Vertical, on); });
+  connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
+  connect(exact, &QCheckBox::toggled, this, [this](bool on) {
+    m_exactEnabled = on;
+    if (on) {
+      requestSlowViews();
+      return;
+    }
+    m_pldJob.cancel();
+    m_charts->clearPld();
+    m_table->clearPld();
+    m_lastPld.reset();
+  });
+  return toggles;
+}
+
+// The trainer with its audit, and the frontier, each a tab; their data loads when one is opened
+// (then n follows it).
+void MainWindow::buildTrainingTabs() {
   auto* trainingTab = new QWidget(m_tabs);
-  auto* trainingLayout = new QVBoxLayout(trainingTab);
-  trainingLayout->setContentsMargins(2, 2, 2, 2);
+  auto* layout = new QVBoxLayout(trainingTab);
+  layout->setContentsMargins(2, 2, 2, 2);
   m_datasets = std::make_shared<core::training::DatasetCache>();
   m_trainer = new TrainerPanel(&m_model, m_datasets, trainingTab);
   m_audit = new AuditPanel(m_trainer, trainingTab);
-  trainingLayout->addWidget(m_trainer, 3);
-  trainingLayout->addWidget(m_audit, 1);
+  layout->addWidget(m_trainer, 3);
+  layout->addWidget(m_audit, 1);
   m_tabs->addTab(trainingTab, QStringLiteral("Training and audit"));
   m_frontier = new FrontierPanel(&m_model, m_trainer, m_tabs);
   m_tabs->addTab(m_frontier, QStringLiteral("Privacy–utility frontier"));
-  setCentralWidget(m_tabs);
-  // The trainer's data loads when a view that trains is opened (then n follows it).
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
     if (index == kPrivacyTab && m_analyticsStale) requestAnalytics();
     if (index == kPrivacyTab && m_slowViewsStale) requestSlowViews();
@@ -142,20 +182,21 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
       QTimer::singleShot(0, m_frontier, &FrontierPanel::compute);
     }
   });
+}
 
-  // Calibration on the right.
+// Calibration beside the knobs, tabbed with them so the charts keep the width.
+void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   m_calibrate = new CalibratePanel(&m_model, this);
-  auto* calibrateDock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε"), this);
-  calibrateDock->setObjectName(QStringLiteral("calibrateDock"));
-  calibrateDock->setWidget(m_calibrate);
-  addDockWidget(Qt::LeftDockWidgetArea, calibrateDock);
-  tabifyDockWidget(knobsDock, calibrateDock);  // the charts get the width
+  auto* dock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε"), this);
+  dock->setObjectName(QStringLiteral("calibrateDock"));
+  dock->setWidget(m_calibrate);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  tabifyDockWidget(knobsDock, dock);
   knobsDock->raise();
+}
 
-  buildMenus();
-  statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
-
-  // Wiring: analytics follow every change at once (coalesced), the slow views 150 ms later.
+// Analytics follow every change at once (coalesced), the slow views 150 ms later.
+void MainWindow::connectViews() {
   m_settleTimer.setSingleShot(true);
   m_settleTimer.setInterval(kDraftWindowMs);
   connect(&m_settleTimer, &QTimer::timeout, this, [this] { m_charts->setDraftDrawing(false); });
@@ -175,35 +216,13 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(paren
     m_charts->setMessage(valid ? QString()
                                : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
   });
-  connect(epochs, &QCheckBox::toggled, this, [this](bool on) { m_model.setEpochsAxis(on); });
-  connect(fixedAlpha, &QCheckBox::toggled, this, [this](bool on) { m_model.setFixedAlphaView(on); });
-  connect(logEps, &QCheckBox::toggled, this, [this](bool on) { m_charts->epsilon()->setLogAxis(Qt::Vertical, on); });
-  connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
-  connect(exact, &QCheckBox::toggled, this, [this](bool on) {
-    if (on) {
-      requestSlowViews();
-    } else {
-      m_pldJob.cancel();
-      m_charts->clearPld();
-      m_table->clearPld();
-      m_lastPld.reset();
-    }
-  });
-  connect(exact, &QCheckBox::toggled, this, [this](bool on) { m_exactEnabled = on; });
   connect(&m_pldJob, &BackgroundJob::progressed, m_table, &AccountantTable::showPldProgress);
   connect(m_calibrate, &CalibratePanel::targetChanged, this, [this] { m_slowTimer.start(); });
   connect(m_audit, &AuditPanel::auditFinished, m_charts, &ExplorerCharts::showAudit);
   connect(m_trainer, &TrainerPanel::exploreRun, this, [this](const core::Params& p) {
     m_model.setAll(p, QStringLiteral("explore the trained run"));
-    m_tabs->setCurrentIndex(0);
+    m_tabs->setCurrentIndex(kPrivacyTab);
   });
-
-  restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
-  if (!m_settings->contains(QStringLiteral("window/geometry"))) resize(1560, 980);
-  rebuildRecentMenu();
-  requestAnalytics();
-  requestSlowViews();
 }
 
 MainWindow::~MainWindow() {
@@ -223,6 +242,13 @@ QList<ChartPanel*> MainWindow::allCharts() const {
 }
 
 void MainWindow::buildMenus() {
+  buildFileMenu();
+  buildEditMenu();
+  buildPresetsMenu();
+  buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
   file->addAction(QStringLiteral("&Open preset…"), QKeySequence::Open, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open preset"), QString(),
@@ -236,6 +262,13 @@ void MainWindow::buildMenus() {
   });
   m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
   file->addSeparator();
+  addExportActions(file);
+  file->addSeparator();
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+// Each chart as PNG or SVG, every curve as CSV or JSON, the audit report as HTML or PDF.
+void MainWindow::addExportActions(QMenu* file) {
   QMenu* exportMenu = file->addMenu(QStringLiteral("&Export chart"));
   for (ChartPanel* chart : allCharts()) {
     exportMenu->addAction(chart->title() + QStringLiteral("…"), this, [this, chart] {
@@ -257,9 +290,9 @@ void MainWindow::buildMenus() {
                                      QStringLiteral("HTML (*.html);;PDF (*.pdf)"));
     if (!path.isEmpty()) exportReport(path);
   });
-  file->addSeparator();
-  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+void MainWindow::buildEditMenu() {
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
   QAction* undo = m_model.undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
@@ -267,7 +300,9 @@ void MainWindow::buildMenus() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+}
 
+void MainWindow::buildPresetsMenu() {
   QMenu* presets = menuBar()->addMenu(QStringLiteral("&Presets"));
   for (const Preset& p : builtinPresets()) {
     // "Chen, Lee & Kifer 2019 · …": a lone & would underline the next letter as a shortcut.
@@ -277,7 +312,9 @@ void MainWindow::buildMenus() {
     a->setStatusTip(p.source);
   }
   presets->setToolTipsVisible(true);
+}
 
+void MainWindow::buildHelpMenu() {
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("About DP Explorer"), this, [this] {
     QMessageBox::about(

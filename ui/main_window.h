@@ -18,6 +18,8 @@
 #include "parameter_model.h"
 #include "training/dataset_cache.h"
 
+class QDockWidget;
+class QHBoxLayout;
 class QTabWidget;
 class QLabel;
 class QMenu;
@@ -84,7 +86,18 @@ class MainWindow : public QMainWindow {
   void closeEvent(class QCloseEvent* event) override;
 
  private:
+  QDockWidget* buildParameterDock();
+  QWidget* buildPrivacyTab();
+  QHBoxLayout* buildViewToggles(QWidget* parent);
+  void buildTrainingTabs();
+  void buildCalibrateDock(QDockWidget* knobsDock);
+  void connectViews();
   void buildMenus();
+  void buildFileMenu();
+  void addExportActions(QMenu* file);
+  void buildEditMenu();
+  void buildPresetsMenu();
+  void buildHelpMenu();
   void requestAnalytics();
   void requestSlowViews();
   void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);

@@ -13,6 +13,20 @@ using core::Knob;
 ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
+  buildMessage(layout);
+  addKnobGroup(layout, QStringLiteral("Run"), {Knob::kN, Knob::kM, Knob::kK, Knob::kSigma, Knob::kDelta});
+  addKnobGroup(layout, QStringLiteral("Optimisation"), {Knob::kEta, Knob::kL, Knob::kLambda, Knob::kBeta});
+  addKnobGroup(layout, QStringLiteral("Rényi view"), {Knob::kAlpha});
+  QGroupBox* advanced = addKnobGroup(layout, QStringLiteral("Advanced"), {Knob::kW, Knob::kCurvatureM, Knob::kD});
+  buildAdvancedSettings(advanced);
+  layout->addStretch(1);
+  connectSettings();
+  connect(model, &ParameterModel::paramsChanged, this, &ParameterPanel::refresh);
+  connect(model, &ParameterModel::viewChanged, this, &ParameterPanel::refresh);
+  refresh();
+}
+
+void ParameterPanel::buildMessage(QVBoxLayout* layout) {
   m_message = new QLabel(this);
   m_message->setObjectName(QStringLiteral("validationMessage"));
   m_message->setWordWrap(true);
@@ -21,25 +35,36 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
                      "border-radius: 3px; padding: 4px;"));
   m_message->hide();
   layout->addWidget(m_message);
+}
 
-  auto group = [&](const QString& title, std::initializer_list<Knob> knobs) {
-    auto* box = new QGroupBox(title, this);
-    auto* v = new QVBoxLayout(box);
-    v->setSpacing(2);
-    for (Knob k : knobs) {
-      auto* w = new KnobWidget(k, model, box);
-      m_knobs[k] = w;
-      v->addWidget(w);
-    }
-    layout->addWidget(box);
-    return box;
-  };
-  group(QStringLiteral("Run"), {Knob::kN, Knob::kM, Knob::kK, Knob::kSigma, Knob::kDelta});
-  group(QStringLiteral("Optimisation"), {Knob::kEta, Knob::kL, Knob::kLambda, Knob::kBeta});
-  group(QStringLiteral("Rényi view"), {Knob::kAlpha});
+QGroupBox* ParameterPanel::addKnobGroup(QVBoxLayout* layout, const QString& title, std::initializer_list<Knob> knobs) {
+  auto* box = new QGroupBox(title, this);
+  auto* v = new QVBoxLayout(box);
+  v->setSpacing(2);
+  for (Knob k : knobs) {
+    auto* w = new KnobWidget(k, m_model, box);
+    m_knobs[k] = w;
+    v->addWidget(w);
+  }
+  layout->addWidget(box);
+  return box;
+}
 
-  auto* advanced = group(QStringLiteral("Advanced"), {Knob::kW, Knob::kCurvatureM, Knob::kD});
+// The settings that are not knobs, in a form under the Advanced knobs.
+void ParameterPanel::buildAdvancedSettings(QGroupBox* advanced) {
   auto* form = new QFormLayout();
+  buildSettingBoxes(advanced);
+  form->addRow(QStringLiteral("Schedule"), m_schedule);
+  form->addRow(QStringLiteral("Sampling"), m_sampling);
+  form->addRow(QStringLiteral("Neighbours"), m_neighbouring);
+  form->addRow(QStringLiteral("RDP → (ε, δ)"), m_conversion);
+  static_cast<QVBoxLayout*>(advanced->layout())->addLayout(form);
+  advanced->layout()->addWidget(m_averaged);
+}
+
+// Schedule, sampling, neighbours, averaged release and conversion, created in the order Tab
+// visits them.
+void ParameterPanel::buildSettingBoxes(QGroupBox* advanced) {
   m_schedule = new QComboBox(advanced);
   m_schedule->addItem(QStringLiteral("constant η"), static_cast<int>(core::Schedule::kConstant));
   m_schedule->addItem(QStringLiteral("decreasing η"), static_cast<int>(core::Schedule::kDecreasing));
@@ -70,14 +95,9 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   m_conversion->addItem(QStringLiteral("classic (Mironov 2017)"),
                         static_cast<int>(core::accounting::Conversion::kClassic));
   m_conversion->setToolTip(QStringLiteral("How RDP becomes (ε, δ): the improved conversion is never worse."));
-  form->addRow(QStringLiteral("Schedule"), m_schedule);
-  form->addRow(QStringLiteral("Sampling"), m_sampling);
-  form->addRow(QStringLiteral("Neighbours"), m_neighbouring);
-  form->addRow(QStringLiteral("RDP → (ε, δ)"), m_conversion);
-  static_cast<QVBoxLayout*>(advanced->layout())->addLayout(form);
-  advanced->layout()->addWidget(m_averaged);
-  layout->addStretch(1);
+}
 
+void ParameterPanel::connectSettings() {
   connect(m_schedule, &QComboBox::activated, this,
           [this](int) { m_model->setSchedule(static_cast<core::Schedule>(m_schedule->currentData().toInt())); });
   connect(m_sampling, &QComboBox::activated, this, [this](int) {
@@ -93,9 +113,6 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   connect(m_conversion, &QComboBox::activated, this, [this](int) {
     m_model->setConversion(static_cast<core::accounting::Conversion>(m_conversion->currentData().toInt()));
   });
-  connect(model, &ParameterModel::paramsChanged, this, &ParameterPanel::refresh);
-  connect(model, &ParameterModel::viewChanged, this, &ParameterPanel::refresh);
-  refresh();
 }
 
 void ParameterPanel::refresh() {

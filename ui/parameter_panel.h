@@ -7,11 +7,15 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QWidget>
+#include <initializer_list>
 #include <map>
 
 #include "common/params.h"
 #include "knob_widget.h"
 #include "parameter_model.h"
+
+class QGroupBox;
+class QVBoxLayout;
 
 namespace dpx::ui {
 
@@ -25,6 +29,11 @@ class ParameterPanel : public QWidget {
   QComboBox* samplingBox() const { return m_sampling; }
 
  private:
+  void buildMessage(QVBoxLayout* layout);
+  QGroupBox* addKnobGroup(QVBoxLayout* layout, const QString& title, std::initializer_list<core::Knob> knobs);
+  void buildAdvancedSettings(QGroupBox* advanced);
+  void buildSettingBoxes(QGroupBox* advanced);
+  void connectSettings();
   void refresh();
   ParameterModel* m_model;
   std::map<core::Knob, KnobWidget*> m_knobs;

@@ -125,71 +125,98 @@ QStringList knobKeys() {
   return keys;
 }
 
+// What the params say about the run's length: K itself, or epochs standing for it.
+struct StepsSpec {
+  bool hasK = false;
+  std::optional<double> epochs;
+};
+
+// A knob's value: a number inside the knob's range.
+Status readKnob(const Reader& r, const core::KnobInfo& info, const QJsonValue& v, const QString& path,
+                core::Params& params) {
+  if (!v.isDouble()) return r.typeError(path, QStringLiteral("a number"), v);
+  const double x = v.toDouble();
+  if (Status s = core::validateKnob(info.knob, x); !s.isOk()) {
+    return r.fail(path, QString::fromStdString(s.message()), s.code());
+  }
+  core::setKnobValue(params, info.knob, x);
+  return Status::ok();
+}
+
+// "schedule", "sampling" or "neighbouring": a name core parses.
+Status readChoice(const Reader& r, const QString& key, const QJsonValue& v, const QString& path, core::Params& params) {
+  if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
+  const std::string name = v.toString().toStdString();
+  if (key == QLatin1String("schedule")) {
+    const auto s = core::parseSchedule(name);
+    if (!s)
+      return r.fail(path,
+                    QStringLiteral("unknown schedule \"%1\" (expected constant or decreasing)").arg(v.toString()));
+    params.schedule = *s;
+  } else if (key == QLatin1String("sampling")) {
+    const auto s = core::parseSampling(name);
+    if (!s) {
+      return r.fail(
+          path,
+          QStringLiteral("unknown sampling \"%1\" (expected poisson, uniform, cyclic or shuffle)").arg(v.toString()));
+    }
+    params.sampling = *s;
+  } else {
+    const auto s = core::parseNeighbouring(name);
+    if (!s) {
+      return r.fail(path, QStringLiteral("unknown neighbouring relation \"%1\" (expected add-remove or replace-one)")
+                              .arg(v.toString()));
+    }
+    params.neighbouring = *s;
+  }
+  return Status::ok();
+}
+
+// One key of "params": a knob, epochs, a choice, averaged, or an unknown key.
+Status readParamsKey(const Reader& r, const QString& key, const QJsonValue& v, core::Params& params, StepsSpec& steps) {
+  const QString path = QStringLiteral("params") + QLatin1Char('.') + key;
+  if (const core::KnobInfo* info = core::findKnob(key.toStdString())) {
+    DPX_RETURN_IF_ERROR(readKnob(r, *info, v, path, params));
+    if (info->knob == core::Knob::kK) steps.hasK = true;
+  } else if (key == QLatin1String("epochs")) {
+    DPX_ASSIGN_OR_RETURN(steps.epochs, r.positiveNumber(v, path));
+  } else if (key == QLatin1String("schedule") || key == QLatin1String("sampling") ||
+             key == QLatin1String("neighbouring")) {
+    DPX_RETURN_IF_ERROR(readChoice(r, key, v, path, params));
+  } else if (key == QLatin1String("averaged")) {
+    if (!v.isBool()) return r.typeError(path, QStringLiteral("true or false"), v);
+    params.averaged = v.toBool();
+  } else {
+    return r.unknownKey(path, knobKeys() + kParamsExtraKeys);
+  }
+  return Status::ok();
+}
+
+// "epochs" stands for K = ⌈epochs·n/m⌉ (with the n and m the params set) and excludes K.
+Status applyEpochs(const Reader& r, const QString& base, const StepsSpec& spec, core::Params& params) {
+  if (!spec.epochs) return Status::ok();
+  if (spec.hasK) {
+    return r.fail(base, QStringLiteral("both K and epochs are given; give one (epochs sets K = ⌈epochs·n/m⌉)"),
+                  StatusCode::kInvalidArgument);
+  }
+  Result<std::int64_t> steps = core::stepsForEpochs(*spec.epochs, params.n, params.m);
+  if (!steps)
+    return r.fail(base + QStringLiteral(".epochs"), QString::fromStdString(steps.status().message()),
+                  steps.status().code());
+  params.K = *steps;
+  return Status::ok();
+}
+
 Status readParams(const Reader& r, const QJsonValue& value, core::Params& params, bool& stepsGiven) {
   const QString base = QStringLiteral("params");
   if (!value.isObject()) return r.typeError(base, QStringLiteral("an object"), value);
   const QJsonObject o = value.toObject();
-  bool hasK = false;
-  std::optional<double> epochs;
+  StepsSpec spec;
   for (auto it = o.begin(); it != o.end(); ++it) {
-    const QString key = it.key();
-    const QString path = base + QLatin1Char('.') + key;
-    const QJsonValue v = it.value();
-    if (const core::KnobInfo* info = core::findKnob(key.toStdString())) {
-      if (!v.isDouble()) return r.typeError(path, QStringLiteral("a number"), v);
-      const double x = v.toDouble();
-      if (Status s = core::validateKnob(info->knob, x); !s.isOk()) {
-        return r.fail(path, QString::fromStdString(s.message()), s.code());
-      }
-      core::setKnobValue(params, info->knob, x);
-      if (info->knob == core::Knob::kK) hasK = true;
-    } else if (key == QLatin1String("epochs")) {
-      Result<double> e = r.positiveNumber(v, path);
-      if (!e) return e.status();
-      epochs = *e;
-    } else if (key == QLatin1String("schedule")) {
-      if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
-      const auto s = core::parseSchedule(v.toString().toStdString());
-      if (!s)
-        return r.fail(path,
-                      QStringLiteral("unknown schedule \"%1\" (expected constant or decreasing)").arg(v.toString()));
-      params.schedule = *s;
-    } else if (key == QLatin1String("sampling")) {
-      if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
-      const auto s = core::parseSampling(v.toString().toStdString());
-      if (!s) {
-        return r.fail(
-            path,
-            QStringLiteral("unknown sampling \"%1\" (expected poisson, uniform, cyclic or shuffle)").arg(v.toString()));
-      }
-      params.sampling = *s;
-    } else if (key == QLatin1String("neighbouring")) {
-      if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
-      const auto s = core::parseNeighbouring(v.toString().toStdString());
-      if (!s) {
-        return r.fail(path, QStringLiteral("unknown neighbouring relation \"%1\" (expected add-remove or replace-one)")
-                                .arg(v.toString()));
-      }
-      params.neighbouring = *s;
-    } else if (key == QLatin1String("averaged")) {
-      if (!v.isBool()) return r.typeError(path, QStringLiteral("true or false"), v);
-      params.averaged = v.toBool();
-    } else {
-      return r.unknownKey(path, knobKeys() + kParamsExtraKeys);
-    }
+    DPX_RETURN_IF_ERROR(readParamsKey(r, it.key(), it.value(), params, spec));
   }
-  stepsGiven = hasK || epochs.has_value();
-  if (epochs) {
-    if (hasK) {
-      return r.fail(base, QStringLiteral("both K and epochs are given; give one (epochs sets K = ⌈epochs·n/m⌉)"),
-                    StatusCode::kInvalidArgument);
-    }
-    Result<std::int64_t> steps = core::stepsForEpochs(*epochs, params.n, params.m);
-    if (!steps)
-      return r.fail(base + QStringLiteral(".epochs"), QString::fromStdString(steps.status().message()),
-                    steps.status().code());
-    params.K = *steps;
-  }
+  stepsGiven = spec.hasK || spec.epochs.has_value();
+  DPX_RETURN_IF_ERROR(applyEpochs(r, base, spec, params));
   if (Status s = params.validate(); !s.isOk()) return r.fail(base, QString::fromStdString(s.message()), s.code());
   return Status::ok();
 }
@@ -201,36 +228,33 @@ Status readTrainer(const Reader& r, const QJsonValue& value, Preset& preset) {
   for (auto it = o.begin(); it != o.end(); ++it) {
     if (!kTrainerKeys.contains(it.key())) return r.unknownKey(base + QLatin1Char('.') + it.key(), kTrainerKeys);
   }
-  Result<QString> data = r.string(o, QStringLiteral("data"), base + QStringLiteral(".data"), false);
-  if (!data) return data.status();
-  if (o.contains(QStringLiteral("data")) && data->trimmed().isEmpty()) {
+  DPX_ASSIGN_OR_RETURN(const QString data, r.string(o, QStringLiteral("data"), base + QStringLiteral(".data"), false));
+  if (o.contains(QStringLiteral("data")) && data.trimmed().isEmpty()) {
     return r.fail(base + QStringLiteral(".data"), QStringLiteral("empty (expected builtin:NAME or a file path)"));
   }
-  preset.trainerData = *data;
+  preset.trainerData = data;
   if (o.contains(QStringLiteral("mechanisms"))) {
     const QString path = base + QStringLiteral(".mechanisms");
-    Result<QStringList> list = r.stringList(o.value(QStringLiteral("mechanisms")), path);
-    if (!list) return list.status();
+    DPX_ASSIGN_OR_RETURN(const QStringList list, r.stringList(o.value(QStringLiteral("mechanisms")), path));
     QStringList known;
     for (core::training::Mechanism m : core::training::allMechanisms()) {
       known << QString::fromStdString(std::string(core::training::mechanismId(m)));
     }
-    for (qsizetype i = 0; i < list->size(); ++i) {
-      const QString id = list->at(i);
+    for (qsizetype i = 0; i < list.size(); ++i) {
+      const QString id = list.at(i);
       const QString itemPath = QStringLiteral("%1[%2]").arg(path).arg(i);
       if (!core::training::parseMechanism(id.toStdString())) {
         return r.fail(
             itemPath,
             QStringLiteral("unknown mechanism \"%1\" (expected one of: %2)").arg(id, known.join(QStringLiteral(", "))));
       }
-      if (list->indexOf(id) != i) return r.fail(itemPath, QStringLiteral("mechanism \"%1\" is listed twice").arg(id));
+      if (list.indexOf(id) != i) return r.fail(itemPath, QStringLiteral("mechanism \"%1\" is listed twice").arg(id));
     }
-    preset.trainerMechanisms = *list;
+    preset.trainerMechanisms = list;
   }
   if (o.contains(QStringLiteral("epochs"))) {
-    Result<double> e = r.positiveNumber(o.value(QStringLiteral("epochs")), base + QStringLiteral(".epochs"));
-    if (!e) return e.status();
-    preset.trainerEpochs = *e;
+    DPX_ASSIGN_OR_RETURN(preset.trainerEpochs,
+                         r.positiveNumber(o.value(QStringLiteral("epochs")), base + QStringLiteral(".epochs")));
   }
   return Status::ok();
 }
@@ -264,8 +288,8 @@ Status reconcileTrainerEpochs(const Reader& r, Preset& preset, bool stepsGiven) 
   return Status::ok();
 }
 
-Result<Preset> readPreset(const QByteArray& json, const QString& what) {
-  const Reader r(what);
+// The document as a JSON object, or why it is not one.
+Result<QJsonObject> readTopLevel(const Reader& r, const QByteArray& json) {
   if (json.trimmed().isEmpty()) return r.fail({}, QStringLiteral("the file is empty (expected a JSON object)"));
   QJsonParseError error{};
   const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
@@ -277,9 +301,10 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
     return r.fail({}, QStringLiteral("the top level must be a JSON object, got %1")
                           .arg(doc.isArray() ? QStringLiteral("an array") : QStringLiteral("a scalar")));
   }
-  const QJsonObject o = doc.object();
+  return doc.object();
+}
 
-  // Format and version first: a newer file may legitimately carry keys this version does not know.
+Status checkFormat(const Reader& r, const QJsonObject& o) {
   const QJsonValue format = o.value(QStringLiteral("format"));
   if (format.isUndefined()) {
     return r.fail(
@@ -291,7 +316,11 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
     return r.fail(QStringLiteral("format"), QStringLiteral("\"%1\" is not a DP Explorer preset (expected \"%2\")")
                                                 .arg(format.toString(), QLatin1String(kPresetFormatTag)));
   }
-  Preset preset;
+  return Status::ok();
+}
+
+// A whole number from 1 up to the newest version this build reads.
+Result<int> readVersion(const Reader& r, const QJsonObject& o) {
   const QJsonValue version = o.value(QStringLiteral("version"));
   if (version.isUndefined())
     return r.fail(QStringLiteral("version"), QStringLiteral("missing (an integer is required)"));
@@ -310,56 +339,66 @@ Result<Preset> readPreset(const QByteArray& json, const QString& what) {
   if (v < 1)
     return r.fail(QStringLiteral("version"),
                   QStringLiteral("%1 is not a format version (versions start at 1)").arg(number(v)));
-  preset.version = static_cast<int>(v);
+  return static_cast<int>(v);
+}
 
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    if (!kTopLevelKeys.contains(it.key())) return r.unknownKey(it.key(), kTopLevelKeys);
-  }
-
-  Result<QString> id = r.string(o, QStringLiteral("id"), QStringLiteral("id"), false);
-  if (!id) return id.status();
+// id, name, description and source.
+Status readLabels(const Reader& r, const QJsonObject& o, Preset& preset) {
+  DPX_ASSIGN_OR_RETURN(const QString id, r.string(o, QStringLiteral("id"), QStringLiteral("id"), false));
   // Anchored as a whole: a plain `$` would also accept a trailing newline ("abc\n").
   static const QRegularExpression kIdPattern(
       QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")));
-  if (o.contains(QStringLiteral("id")) && !kIdPattern.match(*id).hasMatch()) {
+  if (o.contains(QStringLiteral("id")) && !kIdPattern.match(id).hasMatch()) {
     return r.fail(QStringLiteral("id"),
-                  QStringLiteral("\"%1\" is not an id (1–100 letters, digits, '.', '_' or '-')").arg(*id));
+                  QStringLiteral("\"%1\" is not an id (1–100 letters, digits, '.', '_' or '-')").arg(id));
   }
-  preset.id = *id;
+  preset.id = id;
+  DPX_ASSIGN_OR_RETURN(const QString name, r.string(o, QStringLiteral("name"), QStringLiteral("name"), true));
+  if (name.trimmed().isEmpty()) return r.fail(QStringLiteral("name"), QStringLiteral("empty (a preset needs a name)"));
+  preset.name = name;
+  DPX_ASSIGN_OR_RETURN(preset.description,
+                       r.string(o, QStringLiteral("description"), QStringLiteral("description"), false));
+  DPX_ASSIGN_OR_RETURN(preset.source, r.string(o, QStringLiteral("source"), QStringLiteral("source"), false));
+  return Status::ok();
+}
 
-  Result<QString> name = r.string(o, QStringLiteral("name"), QStringLiteral("name"), true);
-  if (!name) return name.status();
-  if (name->trimmed().isEmpty()) return r.fail(QStringLiteral("name"), QStringLiteral("empty (a preset needs a name)"));
-  preset.name = *name;
-
-  Result<QString> description = r.string(o, QStringLiteral("description"), QStringLiteral("description"), false);
-  if (!description) return description.status();
-  preset.description = *description;
-  Result<QString> source = r.string(o, QStringLiteral("source"), QStringLiteral("source"), false);
-  if (!source) return source.status();
-  preset.source = *source;
-
+// The optional notes and target ε.
+Status readNotesAndTarget(const Reader& r, const QJsonObject& o, Preset& preset) {
   if (o.contains(QStringLiteral("notes"))) {
-    Result<QStringList> notes = r.stringList(o.value(QStringLiteral("notes")), QStringLiteral("notes"));
-    if (!notes) return notes.status();
-    preset.notes = *notes;
+    DPX_ASSIGN_OR_RETURN(preset.notes, r.stringList(o.value(QStringLiteral("notes")), QStringLiteral("notes")));
   }
   if (o.contains(QStringLiteral("target_epsilon"))) {
-    Result<double> target =
-        r.positiveNumber(o.value(QStringLiteral("target_epsilon")), QStringLiteral("target_epsilon"));
-    if (!target) return target.status();
-    preset.targetEpsilon = *target;
+    DPX_ASSIGN_OR_RETURN(preset.targetEpsilon,
+                         r.positiveNumber(o.value(QStringLiteral("target_epsilon")), QStringLiteral("target_epsilon")));
   }
+  return Status::ok();
+}
 
+// The required params, the optional trainer part, and the two's agreement on the epochs.
+Status readRun(const Reader& r, const QJsonObject& o, Preset& preset) {
   const QJsonValue params = o.value(QStringLiteral("params"));
   if (params.isUndefined())
     return r.fail(QStringLiteral("params"), QStringLiteral("missing (an object of knobs is required)"));
   bool stepsGiven = false;
   DPX_RETURN_IF_ERROR(readParams(r, params, preset.params, stepsGiven));
-
   if (o.contains(QStringLiteral("trainer")))
     DPX_RETURN_IF_ERROR(readTrainer(r, o.value(QStringLiteral("trainer")), preset));
-  DPX_RETURN_IF_ERROR(reconcileTrainerEpochs(r, preset, stepsGiven));
+  return reconcileTrainerEpochs(r, preset, stepsGiven);
+}
+
+Result<Preset> readPreset(const QByteArray& json, const QString& what) {
+  const Reader r(what);
+  DPX_ASSIGN_OR_RETURN(const QJsonObject o, readTopLevel(r, json));
+  // Format and version first: a newer file may legitimately carry keys this version does not know.
+  DPX_RETURN_IF_ERROR(checkFormat(r, o));
+  Preset preset;
+  DPX_ASSIGN_OR_RETURN(preset.version, readVersion(r, o));
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (!kTopLevelKeys.contains(it.key())) return r.unknownKey(it.key(), kTopLevelKeys);
+  }
+  DPX_RETURN_IF_ERROR(readLabels(r, o, preset));
+  DPX_RETURN_IF_ERROR(readNotesAndTarget(r, o, preset));
+  DPX_RETURN_IF_ERROR(readRun(r, o, preset));
   return preset;
 }
 

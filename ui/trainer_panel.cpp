@@ -113,99 +113,9 @@ TrainerPanel::~TrainerPanel() {
 void TrainerPanel::buildControls(QWidget* controls) {
   auto* left = new QVBoxLayout(controls);
   left->setContentsMargins(0, 0, 0, 0);
-
-  auto* dataBox = new QGroupBox(QStringLiteral("Data"), controls);
-  auto* dataLayout = new QVBoxLayout(dataBox);
-  m_dataset = new QComboBox(dataBox);
-  m_dataset->setObjectName(QStringLiteral("datasetBox"));
-  for (const std::string& s : builtinSources())
-    m_dataset->addItem(QString::fromStdString(s), QString::fromStdString(s));
-  if (m_dataset->findData(QStringLiteral("builtin:fashion-mnist")) < 0) {
-    m_dataset->addItem(QStringLiteral("builtin:fashion-mnist (install dataset-fashion-mnist)"), QString());
-    if (auto* items = qobject_cast<QStandardItemModel*>(m_dataset->model()))
-      items->item(m_dataset->count() - 1)->setEnabled(false);
-  }
-  m_dataset->addItem(QStringLiteral("Open a CSV, LIBSVM or IDX file…"), QStringLiteral("open"));
-  m_dataset->setToolTip(
-      QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy). "
-                     "Loading a dataset sets n to its training size (see n in the Parameters panel)."));
-  m_dataInfo = new QLabel(QStringLiteral("not loaded yet"), dataBox);
-  m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
-  m_dataInfo->setStyleSheet(QStringLiteral("color: palette(mid);"));
-  dataLayout->addWidget(m_dataset);
-  dataLayout->addWidget(m_dataInfo);
-  left->addWidget(dataBox);
-
-  auto* mechBox = new QGroupBox(QStringLiteral("Mechanisms, trained side by side"), controls);
-  auto* mechGrid = new QGridLayout(mechBox);
-  int i = 0;
-  for (const MechanismInfo& info : mechanismInfos()) {
-    auto* box = new QCheckBox(QString::fromLatin1(info.id.data()), mechBox);
-    box->setObjectName(QStringLiteral("mechanism_%1").arg(QString::fromLatin1(info.id.data())));
-    box->setToolTip(QString::fromLatin1(info.name.data()) + QStringLiteral(" (") +
-                    QString::fromLatin1(info.citation.data()) + QStringLiteral(") — ") +
-                    (info.accountants.empty() ? QStringLiteral("non-private baseline")
-                                              : QStringLiteral("privacy proven by the %1 accountant")
-                                                    .arg(QString::fromLatin1(info.accountants.front().data()))));
-    m_mechanisms[info.mechanism] = box;
-    mechGrid->addWidget(box, i / 2, i % 2);
-    connect(box, &QCheckBox::toggled, this, [this, id = QString::fromLatin1(info.id.data())](bool on) {
-      editTrainer(
-          [&](TrainerSettings& t) {
-            t.mechanisms.removeAll(id);
-            if (on) t.mechanisms << id;
-          },
-          (on ? QStringLiteral("train %1") : QStringLiteral("do not train %1")).arg(id));
-    });
-    ++i;
-  }
-  left->addWidget(mechBox);
-
-  auto* runBox = new QGroupBox(QStringLiteral("Run — knobs from the Parameters panel"), controls);
-  auto* form = new QFormLayout(runBox);
-  m_knobSummary = new QLabel(runBox);
-  m_knobSummary->setObjectName(QStringLiteral("knobSummary"));
-  m_knobSummary->setWordWrap(true);
-  m_knobSummary->setToolTip(
-      QStringLiteral("A run reads these from the Parameters panel (one set of knobs): edit them "
-                     "there, undo covers them. The training set decides n."));
-  form->addRow(m_knobSummary);
-  m_calibrate = new QCheckBox(QStringLiteral("calibrate each to ε ="), runBox);
-  m_calibrate->setObjectName(QStringLiteral("calibrateBox"));
-  m_calibrate->setToolTip(
-      QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
-                     "of them are compared at the same (ε, δ), as in Ryffel et al. 2022, Table 1."));
-  m_target = new QLineEdit(runBox);
-  m_target->setObjectName(QStringLiteral("targetEntry"));
-  m_target->setToolTip(
-      QStringLiteral("The target ε. Empty: the ε the accountant table shows (rdp) for the current "
-                     "knobs, which follows every knob."));
-  form->addRow(m_calibrate, m_target);
-  auto* threadsSeed = new QHBoxLayout();
-  m_threads = new QSpinBox(runBox);
-  m_threads->setRange(1, 256);
-  m_threads->setValue(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  m_seed = new QSpinBox(runBox);
-  m_seed->setRange(0, 1'000'000);
-  m_seed->setValue(1);
-  m_seed->setToolTip(
-      QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
-                     "for a seed whatever the thread count."));
-  threadsSeed->addWidget(new QLabel(QStringLiteral("threads"), runBox));
-  threadsSeed->addWidget(m_threads);
-  threadsSeed->addSpacing(12);
-  threadsSeed->addWidget(new QLabel(QStringLiteral("seed"), runBox));
-  threadsSeed->addWidget(m_seed);
-  threadsSeed->addStretch(1);
-  form->addRow(threadsSeed);
-  m_live = new QCheckBox(QStringLiteral("Live: retrain when the knobs settle"), runBox);
-  m_live->setObjectName(QStringLiteral("liveBox"));
-  m_live->setToolTip(QStringLiteral("After a change of the knobs, cancel the running training and start again, when "
-                                    "this machine can finish the run within %1 s (measured).")
-                         .arg(kLiveBudgetSeconds));
-  form->addRow(m_live);
-  left->addWidget(runBox);
-
+  left->addWidget(buildDataBox(controls));
+  left->addWidget(buildMechanismBox(controls));
+  left->addWidget(buildRunBox(controls));
   auto* buttons = new QHBoxLayout();
   m_start = new QPushButton(QStringLiteral("Start"), controls);
   m_start->setObjectName(QStringLiteral("startButton"));
@@ -224,6 +134,118 @@ void TrainerPanel::buildControls(QWidget* controls) {
   m_status->setObjectName(QStringLiteral("trainerStatus"));
   m_status->setWordWrap(true);
   left->addWidget(m_status);
+  left->addStretch(1);
+  m_explore = new QPushButton(QStringLiteral("Explore this run in the charts"), controls);
+  m_explore->setToolTip(
+      QStringLiteral("Set the knobs to the last run as trained: its n, K, σ, η, L and β (one undo step)."));
+  left->addWidget(m_explore);
+  buildResultsTable();
+  connectControls();
+}
+
+QGroupBox* TrainerPanel::buildDataBox(QWidget* parent) {
+  auto* box = new QGroupBox(QStringLiteral("Data"), parent);
+  auto* layout = new QVBoxLayout(box);
+  m_dataset = new QComboBox(box);
+  m_dataset->setObjectName(QStringLiteral("datasetBox"));
+  for (const std::string& s : builtinSources())
+    m_dataset->addItem(QString::fromStdString(s), QString::fromStdString(s));
+  if (m_dataset->findData(QStringLiteral("builtin:fashion-mnist")) < 0) {
+    m_dataset->addItem(QStringLiteral("builtin:fashion-mnist (install dataset-fashion-mnist)"), QString());
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_dataset->model())) {
+      items->item(m_dataset->count() - 1)->setEnabled(false);
+    }
+  }
+  m_dataset->addItem(QStringLiteral("Open a CSV, LIBSVM or IDX file…"), QStringLiteral("open"));
+  m_dataset->setToolTip(
+      QStringLiteral("Rows are scaled to unit norm (per record, so the scaling costs no privacy). "
+                     "Loading a dataset sets n to its training size (see n in the Parameters panel)."));
+  m_dataInfo = new QLabel(QStringLiteral("not loaded yet"), box);
+  m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
+  m_dataInfo->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  layout->addWidget(m_dataset);
+  layout->addWidget(m_dataInfo);
+  return box;
+}
+
+// A check box per mechanism; ticking one is an undoable edit of the trainer's settings.
+QGroupBox* TrainerPanel::buildMechanismBox(QWidget* parent) {
+  auto* box = new QGroupBox(QStringLiteral("Mechanisms, trained side by side"), parent);
+  auto* grid = new QGridLayout(box);
+  int i = 0;
+  for (const MechanismInfo& info : mechanismInfos()) {
+    const QString id = QString::fromLatin1(info.id.data());
+    auto* check = new QCheckBox(id, box);
+    check->setObjectName(QStringLiteral("mechanism_%1").arg(id));
+    check->setToolTip(QString::fromLatin1(info.name.data()) + QStringLiteral(" (") +
+                      QString::fromLatin1(info.citation.data()) + QStringLiteral(") — ") +
+                      (info.accountants.empty() ? QStringLiteral("non-private baseline")
+                                                : QStringLiteral("privacy proven by the %1 accountant")
+                                                      .arg(QString::fromLatin1(info.accountants.front().data()))));
+    m_mechanisms[info.mechanism] = check;
+    grid->addWidget(check, i / 2, i % 2);
+    connect(check, &QCheckBox::toggled, this, [this, id](bool on) {
+      editTrainer(
+          [&](TrainerSettings& t) {
+            t.mechanisms.removeAll(id);
+            if (on) t.mechanisms << id;
+          },
+          (on ? QStringLiteral("train %1") : QStringLiteral("do not train %1")).arg(id));
+    });
+    ++i;
+  }
+  return box;
+}
+
+// The knobs a run reads (from the Parameters panel), the calibration target, threads, seed, live.
+QGroupBox* TrainerPanel::buildRunBox(QWidget* parent) {
+  auto* box = new QGroupBox(QStringLiteral("Run — knobs from the Parameters panel"), parent);
+  auto* form = new QFormLayout(box);
+  m_knobSummary = new QLabel(box);
+  m_knobSummary->setObjectName(QStringLiteral("knobSummary"));
+  m_knobSummary->setWordWrap(true);
+  m_knobSummary->setToolTip(
+      QStringLiteral("A run reads these from the Parameters panel (one set of knobs): edit them "
+                     "there, undo covers them. The training set decides n."));
+  form->addRow(m_knobSummary);
+  m_calibrate = new QCheckBox(QStringLiteral("calibrate each to ε ="), box);
+  m_calibrate->setObjectName(QStringLiteral("calibrateBox"));
+  m_calibrate->setToolTip(
+      QStringLiteral("Each mechanism's noise is calibrated through its own accountant so that all "
+                     "of them are compared at the same (ε, δ), as in Ryffel et al. 2022, Table 1."));
+  m_target = new QLineEdit(box);
+  m_target->setObjectName(QStringLiteral("targetEntry"));
+  m_target->setToolTip(
+      QStringLiteral("The target ε. Empty: the ε the accountant table shows (rdp) for the current "
+                     "knobs, which follows every knob."));
+  form->addRow(m_calibrate, m_target);
+  m_threads = new QSpinBox(box);
+  m_threads->setRange(1, 256);
+  m_threads->setValue(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  m_seed = new QSpinBox(box);
+  m_seed->setRange(0, 1'000'000);
+  m_seed->setValue(1);
+  m_seed->setToolTip(
+      QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
+                     "for a seed whatever the thread count."));
+  auto* threadsSeed = new QHBoxLayout();
+  threadsSeed->addWidget(new QLabel(QStringLiteral("threads"), box));
+  threadsSeed->addWidget(m_threads);
+  threadsSeed->addSpacing(12);
+  threadsSeed->addWidget(new QLabel(QStringLiteral("seed"), box));
+  threadsSeed->addWidget(m_seed);
+  threadsSeed->addStretch(1);
+  form->addRow(threadsSeed);
+  m_live = new QCheckBox(QStringLiteral("Live: retrain when the knobs settle"), box);
+  m_live->setObjectName(QStringLiteral("liveBox"));
+  m_live->setToolTip(QStringLiteral("After a change of the knobs, cancel the running training and start again, when "
+                                    "this machine can finish the run within %1 s (measured).")
+                         .arg(kLiveBudgetSeconds));
+  form->addRow(m_live);
+  return box;
+}
+
+void TrainerPanel::buildResultsTable() {
   m_results = new QTableWidget(0, 7, this);
   m_results->setObjectName(QStringLiteral("trainingResults"));
   m_results->setHorizontalHeaderLabels({QStringLiteral("Mechanism"), QStringLiteral("test acc."), QStringLiteral("ε"),
@@ -237,12 +259,9 @@ void TrainerPanel::buildControls(QWidget* controls) {
   m_results->setToolTip(
       QStringLiteral("Values a run used instead of a knob are shaded, with the knob's value beside "
                      "them; hover for the reason."));
-  left->addStretch(1);
-  m_explore = new QPushButton(QStringLiteral("Explore this run in the charts"), controls);
-  m_explore->setToolTip(
-      QStringLiteral("Set the knobs to the last run as trained: its n, K, σ, η, L and β (one undo step)."));
-  left->addWidget(m_explore);
+}
 
+void TrainerPanel::connectControls() {
   connect(m_start, &QPushButton::clicked, this, &TrainerPanel::start);
   connect(m_pause, &QPushButton::clicked, this, [this] {
     m_controller.setPaused(!m_controller.paused());
@@ -252,41 +271,12 @@ void TrainerPanel::buildControls(QWidget* controls) {
     m_controller.cancel();
     m_status->setText(QStringLiteral("Cancelling…"));
   });
-  connect(m_dataset, &QComboBox::activated, this, [this](int index) {
-    const QString data = m_dataset->itemData(index).toString();
-    if (data != QLatin1String("open")) {
-      setSource(data);
-      return;
-    }
-    const QString path = QFileDialog::getOpenFileName(
-        this, QStringLiteral("Open a dataset"), QString(),
-        QStringLiteral("Datasets (*.csv *.tsv *.gz *.svm *.libsvm *.txt *-ubyte);;All files (*)"));
-    if (path.isEmpty()) {
-      refreshFromModel();  // back to the current source
-      return;
-    }
-    setSource(path);
-  });
+  connect(m_dataset, &QComboBox::activated, this, &TrainerPanel::onDatasetChosen);
   connect(m_calibrate, &QCheckBox::toggled, this, [this](bool on) {
     editTrainer([&](TrainerSettings& t) { t.calibrate = on; },
                 on ? QStringLiteral("calibrate to a target ε") : QStringLiteral("train at the σ knob"));
   });
-  connect(m_target, &QLineEdit::editingFinished, this, [this] {
-    const QString text = m_target->text().trimmed();
-    std::optional<double> target;
-    if (!text.isEmpty()) {
-      target = parseTypedNumber(text);
-      if (!target || !(*target > 0.0)) {
-        m_target->setStyleSheet(QStringLiteral("background: #ffebee;"));
-        m_status->setText(QStringLiteral("The target ε must be a positive number (empty: the table's ε)."));
-        return;
-      }
-    }
-    m_target->setStyleSheet(QString());
-    editTrainer(
-        [&](TrainerSettings& t) { t.targetEpsilon = target; },
-        target ? QStringLiteral("target ε = %1").arg(number(*target)) : QStringLiteral("target ε from the table"));
-  });
+  connect(m_target, &QLineEdit::editingFinished, this, &TrainerPanel::onTargetTyped);
   connect(m_seed, &QSpinBox::valueChanged, this, [this] {
     ensureDataLoaded();
     if (m_live->isChecked()) m_liveTimer.start();
@@ -300,22 +290,41 @@ void TrainerPanel::buildControls(QWidget* controls) {
   });
 }
 
-void TrainerPanel::connectController() {
-  connect(&m_controller, &TrainingController::dataReady, this, [this](const QString& source, const DataInfo& info) {
-    m_model->setDataSize(source, info.trainRecords);
-    if (source == currentSource()) {
-      m_dataInfo->setText(QStringLiteral("%1 training · %2 test records · %3 features · %4 classes")
-                              .arg(info.trainRecords)
-                              .arg(info.testRecords)
-                              .arg(info.dimension)
-                              .arg(info.classes));
-      m_dataInfo->setToolTip(info.description);
-      if (m_liveWaitingForData) {
-        m_liveWaitingForData = false;
-        m_liveTimer.start();
-      }
+void TrainerPanel::onDatasetChosen(int index) {
+  const QString data = m_dataset->itemData(index).toString();
+  if (data != QLatin1String("open")) {
+    setSource(data);
+    return;
+  }
+  const QString path = QFileDialog::getOpenFileName(
+      this, QStringLiteral("Open a dataset"), QString(),
+      QStringLiteral("Datasets (*.csv *.tsv *.gz *.svm *.libsvm *.txt *-ubyte);;All files (*)"));
+  if (path.isEmpty()) {
+    refreshFromModel();  // back to the current source
+    return;
+  }
+  setSource(path);
+}
+
+void TrainerPanel::onTargetTyped() {
+  const QString text = m_target->text().trimmed();
+  std::optional<double> target;
+  if (!text.isEmpty()) {
+    target = parseTypedNumber(text);
+    if (!target || !(*target > 0.0)) {
+      m_target->setStyleSheet(QStringLiteral("background: #ffebee;"));
+      m_status->setText(QStringLiteral("The target ε must be a positive number (empty: the table's ε)."));
+      return;
     }
-  });
+  }
+  m_target->setStyleSheet(QString());
+  editTrainer(
+      [&](TrainerSettings& t) { t.targetEpsilon = target; },
+      target ? QStringLiteral("target ε = %1").arg(number(*target)) : QStringLiteral("target ε from the table"));
+}
+
+void TrainerPanel::connectController() {
+  connect(&m_controller, &TrainingController::dataReady, this, &TrainerPanel::onDataReady);
   connect(&m_controller, &TrainingController::dataFailed, this, [this](const QString& source, const QString& message) {
     if (source != currentSource()) return;
     m_dataInfo->setText(QStringLiteral("could not be loaded"));
@@ -341,24 +350,59 @@ void TrainerPanel::connectController() {
   connect(&m_controller, &TrainingController::failed, this, [this](const QString& message) {
     m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>").arg(message.toHtmlEscaped()));
   });
-  connect(&m_controller, &TrainingController::finished, this, [this](bool cancelled) {
-    redrawEpochs();
-    m_accuracy->setDraftDrawing(false);
-    m_epsilon->setDraftDrawing(false);
-    if (cancelled) {
-      m_status->setText(QStringLiteral("Cancelled; ε shown is for the steps that ran."));
-    } else {
-      m_progress->setValue(1000);
-      m_status->setText(QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
-                            .arg(m_controller.results().size())
-                            .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3)));
-    }
-    updateButtons();
-    Q_EMIT trainingFinished();
-  });
+  connect(&m_controller, &TrainingController::finished, this, &TrainerPanel::onFinished);
+}
+
+void TrainerPanel::onDataReady(const QString& source, const DataInfo& info) {
+  m_model->setDataSize(source, info.trainRecords);
+  if (source != currentSource()) return;
+  m_dataInfo->setText(QStringLiteral("%1 training · %2 test records · %3 features · %4 classes")
+                          .arg(info.trainRecords)
+                          .arg(info.testRecords)
+                          .arg(info.dimension)
+                          .arg(info.classes));
+  m_dataInfo->setToolTip(info.description);
+  if (m_liveWaitingForData) {
+    m_liveWaitingForData = false;
+    m_liveTimer.start();
+  }
+}
+
+void TrainerPanel::onFinished(bool cancelled) {
+  redrawEpochs();
+  m_accuracy->setDraftDrawing(false);
+  m_epsilon->setDraftDrawing(false);
+  if (cancelled) {
+    m_status->setText(QStringLiteral("Cancelled; ε shown is for the steps that ran."));
+  } else {
+    m_progress->setValue(1000);
+    m_status->setText(QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
+                          .arg(m_controller.results().size())
+                          .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3)));
+  }
+  updateButtons();
+  Q_EMIT trainingFinished();
 }
 
 QString TrainerPanel::currentSource() const { return m_model->trainer().source; }
+
+namespace {
+
+// The released model's test accuracy; sgld-posterior also shows its posterior average's.
+QTableWidgetItem* accuracyCell(const TrainingResult& r) {
+  const QString accuracy = number(100.0 * r.finalTestAccuracy) + QStringLiteral(" %");
+  auto* item = new QTableWidgetItem(accuracy);
+  if (!r.posteriorAverage) return item;
+  item->setToolTip(QStringLiteral("last iterate %1 %; step-weighted posterior average after %2 burn-in steps "
+                                  "(Li, Chen, Liu & Carin 2019, Lemma 6): %3 %")
+                       .arg(number(100.0 * r.finalTestAccuracy))
+                       .arg(r.posteriorAverage->burnInSteps)
+                       .arg(number(100.0 * r.posteriorAverage->testAccuracy)));
+  item->setText(accuracy + QStringLiteral(" · avg %1 %").arg(number(100.0 * r.posteriorAverage->testAccuracy, 3)));
+  return item;
+}
+
+}  // namespace
 
 core::training::DatasetKey TrainerPanel::dataKey() const {
   DatasetKey key;
@@ -599,20 +643,16 @@ void TrainerPanel::drawHistory(const QString& mechanism) {
 
 void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult& r) {
   if (!m_dirty.isEmpty()) redrawEpochs();
-  const int row = m_results->rowCount();
+  // Rows in the order of the mechanisms (the display order), not the order they finish in.
+  int row = 0;
+  const auto order = [](const QString& id) {
+    const auto m = parseMechanism(id.toStdString());
+    return m ? static_cast<int>(*m) : static_cast<int>(allMechanisms().size());
+  };
+  while (row < m_results->rowCount() && order(m_results->item(row, 0)->text()) < order(mechanism)) ++row;
   m_results->insertRow(row);
   m_results->setItem(row, 0, new QTableWidgetItem(mechanism));
-  QString accuracy = number(100.0 * r.finalTestAccuracy) + QStringLiteral(" %");
-  auto* acc = new QTableWidgetItem(accuracy);
-  if (r.posteriorAverage) {
-    acc->setToolTip(QStringLiteral("last iterate %1 %; step-weighted posterior average after %2 burn-in steps "
-                                   "(Li, Chen, Liu & Carin 2019, Lemma 6): %3 %")
-                        .arg(number(100.0 * r.finalTestAccuracy))
-                        .arg(r.posteriorAverage->burnInSteps)
-                        .arg(number(100.0 * r.posteriorAverage->testAccuracy)));
-    acc->setText(accuracy + QStringLiteral(" · avg %1 %").arg(number(100.0 * r.posteriorAverage->testAccuracy, 3)));
-  }
-  m_results->setItem(row, 1, acc);
+  m_results->setItem(row, 1, accuracyCell(r));
   auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞"));
   eps->setToolTip(r.epsilon
                       ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))

@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -85,6 +86,15 @@ class TrainerPanel : public QWidget {
 
  private:
   void buildControls(QWidget* controls);
+  QGroupBox* buildDataBox(QWidget* parent);
+  QGroupBox* buildMechanismBox(QWidget* parent);
+  QGroupBox* buildRunBox(QWidget* parent);
+  void buildResultsTable();
+  void connectControls();
+  void onDatasetChosen(int index);
+  void onDataReady(const QString& source, const DataInfo& info);
+  void onFinished(bool cancelled);
+  void onTargetTyped();
   void connectController();
   void refreshFromModel();
   void refreshSummary();

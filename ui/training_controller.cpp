@@ -35,6 +35,29 @@ DataInfo infoOf(const DatasetKey& key, const CachedDataset& entry) {
   return info;
 }
 
+// One mechanism's trainer: the request's settings on the loaded data, in the caller's arena
+// (the mechanisms of a run train side by side).
+TrainerConfig configFor(const TrainingRequest& request, Mechanism mechanism, const CachedDataset& data) {
+  TrainerConfig config = request.base;
+  config.mechanism = mechanism;
+  config.accountant.clear();
+  config.bounds = data.bounds;
+  config.useCallerArena = true;
+  if (!isPrivate(mechanism)) config.targetEpsilon.reset();  // the non-private baseline has no ε to meet
+  return config;
+}
+
+// "1000 steps, σ = 1.1, η = 0.5", and the first violated assumption if any.
+QString runDetails(const ResolvedRun& run) {
+  QString details = QStringLiteral("%1 steps, σ = %2, η = %3")
+                        .arg(run.steps)
+                        .arg(QString::fromStdString(core::formatNumber(run.sigma, 4)),
+                             QString::fromStdString(core::formatNumber(run.eta, 4)));
+  if (!run.violations.empty())
+    details += QStringLiteral(" — violates: ") + QString::fromStdString(run.violations.front());
+  return details;
+}
+
 }  // namespace
 
 double trainingWork(const TrainerConfig& config, qint64 trainRecords, qint64 testRecords, int dimension, int classes) {
@@ -204,33 +227,31 @@ void TrainingController::work(TrainingRequest request, std::shared_ptr<TrainingC
       this, [this, cancelled, work, seconds] { onWorkerEnded(cancelled, work, seconds); }, Qt::QueuedConnection);
 }
 
+// On a worker of the arena: creates and runs one mechanism's trainer; what happens is posted to
+// the GUI thread as queued signals.
 void TrainingController::trainOne(const TrainingRequest& request, std::size_t index, const CachedDataset& data,
                                   TrainingControl* control) {
   if (control->cancelRequested()) return;
   const Mechanism mechanism = request.mechanisms[index];
   const QString id = QString::fromLatin1(mechanismId(mechanism).data());
-  TrainerConfig config = request.base;
-  config.mechanism = mechanism;
-  config.accountant.clear();
-  config.bounds = data.bounds;
-  config.useCallerArena = true;
-  if (!isPrivate(mechanism)) config.targetEpsilon.reset();  // the non-private baseline has no ε to meet
-  Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, data.data);
+  Result<std::unique_ptr<Trainer>> trainer = Trainer::create(configFor(request, mechanism, data), data.data);
   if (!trainer) {
-    const QString message = id + QStringLiteral(": ") + QString::fromStdString(trainer.status().message());
-    QMetaObject::invokeMethod(
-        this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
+    postFailure(id, trainer.status());
     return;
   }
-  const ResolvedRun& run = (*trainer)->resolved();
-  QString details = QStringLiteral("%1 steps, σ = %2, η = %3")
-                        .arg(run.steps)
-                        .arg(QString::fromStdString(core::formatNumber(run.sigma, 4)),
-                             QString::fromStdString(core::formatNumber(run.eta, 4)));
-  if (!run.violations.empty())
-    details += QStringLiteral(" — violates: ") + QString::fromStdString(run.violations.front());
+  const QString details = runDetails((*trainer)->resolved());
   QMetaObject::invokeMethod(
       this, [this, id, details] { Q_EMIT runStarted(id, details); }, Qt::QueuedConnection);
+  Result<TrainingResult> result = (*trainer)->run(control, forwardingCallbacks(id));
+  if (!result) {
+    postFailure(id, result.status());
+    return;
+  }
+  postResult(id, index, std::move(*result));
+}
+
+// Progress and finished epochs of mechanism `id`, forwarded to the GUI thread.
+TrainerCallbacks TrainingController::forwardingCallbacks(const QString& id) {
   TrainerCallbacks callbacks;
   callbacks.progress = [this, id](double fraction, std::int64_t) {
     QMetaObject::invokeMethod(
@@ -240,16 +261,20 @@ void TrainingController::trainOne(const TrainingRequest& request, std::size_t in
     QMetaObject::invokeMethod(
         this, [this, record, id] { Q_EMIT epochDone(id, record); }, Qt::QueuedConnection);
   };
-  Result<TrainingResult> result = (*trainer)->run(control, callbacks);
-  if (!result) {
-    const QString message = id + QStringLiteral(": ") + QString::fromStdString(result.status().message());
-    QMetaObject::invokeMethod(
-        this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
-    return;
-  }
+  return callbacks;
+}
+
+void TrainingController::postFailure(const QString& id, const core::Status& status) {
+  const QString message = id + QStringLiteral(": ") + QString::fromStdString(status.message());
+  QMetaObject::invokeMethod(
+      this, [this, message] { Q_EMIT failed(message); }, Qt::QueuedConnection);
+}
+
+// Stores the result in its mechanism's slot (results() keeps the request's order) and announces it.
+void TrainingController::postResult(const QString& id, std::size_t index, TrainingResult result) {
   QMetaObject::invokeMethod(
       this,
-      [this, id, index, r = std::move(*result)]() mutable {
+      [this, id, index, r = std::move(result)]() mutable {
         if (index < m_slots.size()) m_slots[index] = r;
         m_results.clear();
         for (const auto& slot : m_slots) {

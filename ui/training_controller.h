@@ -94,6 +94,9 @@ class TrainingController : public QObject {
   void work(TrainingRequest request, std::shared_ptr<core::training::TrainingControl> control);
   void trainOne(const TrainingRequest& request, std::size_t index, const core::training::CachedDataset& data,
                 core::training::TrainingControl* control);
+  core::training::TrainerCallbacks forwardingCallbacks(const QString& id);
+  void postFailure(const QString& id, const core::Status& status);
+  void postResult(const QString& id, std::size_t index, core::training::TrainingResult result);
   void onWorkerEnded(bool cancelled, double workUnits, double seconds);
   std::shared_ptr<core::training::DatasetCache> m_cache;
   std::thread m_thread;

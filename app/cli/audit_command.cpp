@@ -2,6 +2,9 @@
 // trains the target and reference models, runs the loss-threshold and LiRA attacks and prints
 // the ROC and the empirical ε lower bounds (core/audit/membership_inference.h). A lower bound
 // above the proven ε is printed on stderr as well, so no script can miss it.
+#include <functional>
+#include <string>
+
 #include "audit/membership_inference.h"
 #include "cli.h"
 #include "commands.h"
@@ -15,8 +18,9 @@ using core::JsonWriter;
 using core::Result;
 using core::Status;
 
-int commandAudit(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+namespace {
+
+void addAuditOptions(QCommandLineParser& parser) {
   addTrainingOptions(parser);
   addOption(parser, QStringLiteral("shadow-models"),
             QStringLiteral("reference models trained on random halves for the likelihood-ratio attack, in [1, 1024] "
@@ -28,46 +32,59 @@ int commandAudit(const QStringList& args, Io& io) {
             QStringLiteral("k"));
   addOption(parser, QStringLiteral("confidence"),
             QStringLiteral("confidence of the ε lower bounds, in [0.5, 1) (default 0.95)"), QStringLiteral("c"));
+}
+
+// The audit's own options: cheap to check and needing no data, so they are checked first.
+Result<core::audit::AuditConfig> auditConfigFromParser(const QCommandLineParser& parser) {
+  DPX_ASSIGN_OR_RETURN(const std::int64_t shadows,
+                       integerOption(parser, QStringLiteral("shadow-models"), 16, 1, core::audit::kMaxShadowModels));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t canaries,
+                       integerOption(parser, QStringLiteral("canaries"), 0, 0, core::audit::kMaxCanaries));
+  core::audit::AuditConfig config;
+  if (parser.isSet(QStringLiteral("confidence"))) {
+    DPX_ASSIGN_OR_RETURN(const double c,
+                         parseNumber(QStringLiteral("confidence"), parser.value(QStringLiteral("confidence"))));
+    if (!(c >= 0.5 && c < 1.0)) {
+      return Status::invalidArgument("--confidence " + core::formatNumber(c) + ": must be in [0.5, 1)");
+    }
+    config.confidence = c;
+  }
+  config.shadowModels = static_cast<int>(shadows);
+  config.canaries = canaries;
+  return config;
+}
+
+// Progress on stderr, from the first training step on: every check that can refuse the input has
+// passed by then, so an error stays the only line.
+std::function<void(double)> auditProgress(Io& io, const TrainingSetup& setup, const core::audit::AuditConfig& config) {
+  const std::string header = setup.description + "\nauditing " +
+                             std::string(core::training::mechanismName(setup.trainer->resolved().mechanism)) +
+                             " with " + std::to_string(config.shadowModels) + " shadow models" +
+                             (config.canaries > 0 ? " and " + std::to_string(config.canaries) + " canaries" : "");
+  return [&io, header, next = 0.0](double fraction) mutable {
+    if (next == 0.0) io.err << header << "\n";
+    if (fraction < next) return;
+    io.err << "audit " << static_cast<int>(100.0 * fraction) << "%\n";
+    io.err.flush();
+    while (next <= fraction) next += 0.1;
+  };
+}
+
+}  // namespace
+
+int commandAudit(const QStringList& args, Io& io) {
+  QCommandLineParser parser;
+  addAuditOptions(parser);
   if (auto code = parseOrExit(
           parser, args, io, QStringLiteral("membership-inference audit: empirical ε lower bound of a trained model"))) {
     return *code;
   }
-  // The audit's own options first: they are cheap to check and need no data.
-  Result<std::int64_t> shadows =
-      integerOption(parser, QStringLiteral("shadow-models"), 16, 1, core::audit::kMaxShadowModels);
-  if (!shadows) return fail(io, shadows.status());
-  Result<std::int64_t> canaries = integerOption(parser, QStringLiteral("canaries"), 0, 0, core::audit::kMaxCanaries);
-  if (!canaries) return fail(io, canaries.status());
-  core::audit::AuditConfig config;
-  if (parser.isSet(QStringLiteral("confidence"))) {
-    Result<double> c = parseNumber(QStringLiteral("confidence"), parser.value(QStringLiteral("confidence")));
-    if (!c) return fail(io, c.status());
-    if (!(*c >= 0.5 && *c < 1.0)) {
-      return fail(io, Status::invalidArgument("--confidence " + core::formatNumber(*c) + ": must be in [0.5, 1)"));
-    }
-    config.confidence = *c;
-  }
-  config.shadowModels = static_cast<int>(*shadows);
-  config.canaries = *canaries;
-
-  Result<TrainingSetup> setup = setupTraining(parser);
+  Result<core::audit::AuditConfig> config = auditConfigFromParser(parser);
+  if (!config) return fail(io, config.status());
+  const Result<TrainingSetup> setup = setupTraining(parser);
   if (!setup) return fail(io, setup.status());
-  if (!parser.isSet(QStringLiteral("quiet"))) {
-    // Progress on stderr, from the first training step on: every check that can refuse the
-    // input has passed by then, so an error stays the only line.
-    const std::string header = setup->description + "\nauditing " +
-                               std::string(core::training::mechanismName(setup->trainer->resolved().mechanism)) +
-                               " with " + std::to_string(config.shadowModels) + " shadow models" +
-                               (config.canaries > 0 ? " and " + std::to_string(config.canaries) + " canaries" : "");
-    config.progress = [&io, header, next = 0.0](double fraction) mutable {
-      if (next == 0.0) io.err << header << "\n";
-      if (fraction < next) return;
-      io.err << "audit " << static_cast<int>(100.0 * fraction) << "%\n";
-      io.err.flush();
-      while (next <= fraction) next += 0.1;
-    };
-  }
-  Result<core::audit::AuditReport> report = core::audit::runAudit(*setup->trainer, setup->data, config);
+  if (!parser.isSet(QStringLiteral("quiet"))) config->progress = auditProgress(io, *setup, *config);
+  const Result<core::audit::AuditReport> report = core::audit::runAudit(*setup->trainer, setup->data, *config);
   if (!report) return fail(io, report.status());
   if (report->contradiction) io.err << "dpx audit: " << report->message << "\n";
   if (parser.isSet(QStringLiteral("json"))) {

@@ -63,9 +63,8 @@ Result<std::vector<double>> numberList(const QString& flag, const QString& text)
   const QStringList parts = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
   if (parts.isEmpty()) return Status::invalidArgument("--" + toStd(flag) + " needs a comma-separated list of numbers");
   for (const QString& part : parts) {
-    Result<double> v = parseNumber(flag, part);
-    if (!v) return v.status();
-    values.push_back(*v);
+    DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, part));
+    values.push_back(value);
   }
   return values;
 }
@@ -146,10 +145,21 @@ Result<double> numberOption(const QCommandLineParser& parser, const QString& nam
   return parseNumber(name, parser.value(name));
 }
 
-Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext context) {
+Result<double> targetEpsilonOption(const QCommandLineParser& parser) {
+  DPX_ASSIGN_OR_RETURN(const double target, numberOption(parser, QStringLiteral("target-epsilon")));
+  if (!(target > 0.0)) {
+    return Status::invalidArgument("--target-epsilon " + core::formatNumber(target) + ": the target ε must be > 0");
+  }
+  return target;
+}
+
+namespace {
+
+// knobsFromParser's phases, in the order their errors are reported.
+
+Params defaultKnobs(KnobContext context) {
   Params p;
-  const bool training = context == KnobContext::kTraining;
-  if (training) {
+  if (context == KnobContext::kTraining) {
     p.n = static_cast<std::int64_t>(core::knobInfo(Knob::kN).max);  // the data sets n
     // Training defaults for unit-norm rows (the explorer's defaults describe MNIST's Table 1 run,
     // whose η = 0.1 and λ = 0.01 learn slowly here); any flag given wins.
@@ -157,105 +167,115 @@ Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext con
     p.eta = 0.5;
     p.lambda = 1e-3;
   }
+  return p;
+}
+
+// --n, --m, --sigma, …: each a number in its knob's range, which the message names.
+Status readNumericKnobs(const QCommandLineParser& parser, Params& p) {
   for (const KnobInfo& info : core::knobInfos()) {
     const QString flag = QString::fromLatin1(info.key);
     if (!parser.isSet(flag)) continue;
     const QString raw = parser.value(flag);
-    Result<double> v = parseNumber(flag, raw);
-    if (!v) return v.status();
-    if (Status s = core::validateKnob(info.knob, *v); !s.isOk()) {
+    DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, raw));
+    if (Status s = core::validateKnob(info.knob, value); !s.isOk()) {
       return Status::invalidArgument("--" + std::string(info.key) + " " + toStd(raw) + ": " +
                                      core::knobRequirement(info));
     }
-    core::setKnobValue(p, info.knob, *v);
+    core::setKnobValue(p, info.knob, value);
   }
-  if (!training && parser.isSet(QStringLiteral("epochs"))) {
-    if (parser.isSet(QStringLiteral("K"))) return Status::invalidArgument("--K and --epochs both set K: give one");
-    Result<double> e = parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs")));
-    if (!e) return e.status();
-    Result<std::int64_t> steps = core::stepsForEpochs(*e, p.n, p.m);
-    if (!steps) {
-      return Status::invalidArgument("--epochs " + toStd(parser.value(QStringLiteral("epochs"))) + ": " +
-                                     steps.status().message());
-    }
-    p.K = *steps;
-  }
+  return Status::ok();
+}
+
+// --epochs E sets K = ⌈E·n/m⌉, so it cannot come with --K.
+Status readEpochs(const QCommandLineParser& parser, Params& p) {
+  if (!parser.isSet(QStringLiteral("epochs"))) return Status::ok();
+  if (parser.isSet(QStringLiteral("K"))) return Status::invalidArgument("--K and --epochs both set K: give one");
+  const QString raw = parser.value(QStringLiteral("epochs"));
+  DPX_ASSIGN_OR_RETURN(const double epochs, parseNumber(QStringLiteral("epochs"), raw));
+  Result<std::int64_t> steps = core::stepsForEpochs(epochs, p.n, p.m);
+  if (!steps) return Status::invalidArgument("--epochs " + toStd(raw) + ": " + steps.status().message());
+  p.K = *steps;
+  return Status::ok();
+}
+
+// --schedule, --sampling, --neighbouring and --averaged.
+Status readNamedKnobs(const QCommandLineParser& parser, Params& p) {
   if (parser.isSet(QStringLiteral("schedule"))) {
-    auto s = core::parseSchedule(toStd(parser.value(QStringLiteral("schedule"))));
-    if (!s) {
-      return Status::invalidArgument("--schedule '" + toStd(parser.value(QStringLiteral("schedule"))) +
-                                     "': must be constant or decreasing");
-    }
-    p.schedule = *s;
+    DPX_ASSIGN_OR_RETURN(p.schedule, parseNamed(QStringLiteral("schedule"), parser.value(QStringLiteral("schedule")),
+                                                core::parseSchedule, "constant or decreasing"));
   }
   if (parser.isSet(QStringLiteral("sampling"))) {
-    auto s = core::parseSampling(toStd(parser.value(QStringLiteral("sampling"))));
-    if (!s) {
-      return Status::invalidArgument("--sampling '" + toStd(parser.value(QStringLiteral("sampling"))) +
-                                     "': must be poisson, uniform, cyclic or shuffle");
-    }
-    p.sampling = *s;
+    DPX_ASSIGN_OR_RETURN(p.sampling, parseNamed(QStringLiteral("sampling"), parser.value(QStringLiteral("sampling")),
+                                                core::parseSampling, "poisson, uniform, cyclic or shuffle"));
   }
   if (parser.isSet(QStringLiteral("neighbouring"))) {
-    auto s = core::parseNeighbouring(toStd(parser.value(QStringLiteral("neighbouring"))));
-    if (!s) {
-      return Status::invalidArgument("--neighbouring '" + toStd(parser.value(QStringLiteral("neighbouring"))) +
-                                     "': must be add-remove or replace-one");
-    }
-    p.neighbouring = *s;
+    DPX_ASSIGN_OR_RETURN(p.neighbouring,
+                         parseNamed(QStringLiteral("neighbouring"), parser.value(QStringLiteral("neighbouring")),
+                                    core::parseNeighbouring, "add-remove or replace-one"));
   }
   p.averaged = parser.isSet(QStringLiteral("averaged"));
-  if (training) return p;
+  return Status::ok();
+}
+
+// A number in (0, max]; the refusal reads "--flag <as typed>: <requirement>".
+Result<double> positiveUpTo(const QCommandLineParser& parser, const QString& name, double max,
+                            const std::string& requirement) {
+  const QString raw = parser.value(name);
+  DPX_ASSIGN_OR_RETURN(const double value, parseNumber(name, raw));
+  if (!(value > 0.0) || value > max) {
+    return Status::invalidArgument("--" + toStd(name) + " " + toStd(raw) + ": " + requirement);
+  }
+  return value;
+}
+
+}  // namespace
+
+Result<Params> knobsFromParser(const QCommandLineParser& parser, KnobContext context) {
+  Params p = defaultKnobs(context);
+  DPX_RETURN_IF_ERROR(readNumericKnobs(parser, p));
+  // Training counts epochs itself, and n comes from the data: no K to set, nothing to cross-check.
+  if (context == KnobContext::kTraining) {
+    DPX_RETURN_IF_ERROR(readNamedKnobs(parser, p));
+    return p;
+  }
+  DPX_RETURN_IF_ERROR(readEpochs(parser, p));
+  DPX_RETURN_IF_ERROR(readNamedKnobs(parser, p));
   if (p.m > p.n) {
     return Status::invalidArgument("--m " + std::to_string(p.m) + " exceeds --n " + std::to_string(p.n) +
                                    ": the batch size m must be in [1, n]");
   }
-  if (Status s = p.validate(); !s.isOk()) return s;
+  DPX_RETURN_IF_ERROR(p.validate());
   return p;
 }
 
 Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QCommandLineParser& parser, bool withVariant) {
   core::accounting::EpsilonOptions options;
   if (parser.isSet(QStringLiteral("conversion"))) {
-    auto c = core::accounting::parseConversion(toStd(parser.value(QStringLiteral("conversion"))));
-    if (!c) {
-      return Status::invalidArgument("--conversion '" + toStd(parser.value(QStringLiteral("conversion"))) +
-                                     "': must be improved or classic");
-    }
-    options.conversion = *c;
+    DPX_ASSIGN_OR_RETURN(options.conversion,
+                         parseNamed(QStringLiteral("conversion"), parser.value(QStringLiteral("conversion")),
+                                    core::accounting::parseConversion, "improved or classic"));
   }
   if (parser.isSet(QStringLiteral("alphas"))) {
-    Result<std::vector<double>> list = numberList(QStringLiteral("alphas"), parser.value(QStringLiteral("alphas")));
-    if (!list) return list.status();
-    Result<std::vector<double>> orders = core::accounting::normalizeOrders(*list);
+    DPX_ASSIGN_OR_RETURN(const std::vector<double> list,
+                         numberList(QStringLiteral("alphas"), parser.value(QStringLiteral("alphas"))));
+    Result<std::vector<double>> orders = core::accounting::normalizeOrders(list);
     if (!orders) return Status::invalidArgument("--" + orders.status().message());
     options.orders = *orders;
   }
   if (parser.isSet(QStringLiteral("alpha"))) {
-    Result<double> a = parseNumber(QStringLiteral("alpha"), parser.value(QStringLiteral("alpha")));
-    if (!a) return a.status();
-    options.fixedAlpha = *a;
+    DPX_ASSIGN_OR_RETURN(options.fixedAlpha,
+                         parseNumber(QStringLiteral("alpha"), parser.value(QStringLiteral("alpha"))));
   }
-  if (withVariant && parser.isSet(QStringLiteral("variant"))) {
-    options.variant = toStd(parser.value(QStringLiteral("variant")));
+  // stepsize has no accountant, so none of its variants or pld's controls.
+  if (!withVariant) return options;
+  if (parser.isSet(QStringLiteral("variant"))) options.variant = toStd(parser.value(QStringLiteral("variant")));
+  if (parser.isSet(QStringLiteral("discretisation"))) {
+    DPX_ASSIGN_OR_RETURN(options.exact.discretisation, positiveUpTo(parser, QStringLiteral("discretisation"), 1.0,
+                                                                    "the loss grid Δ must be in (0, 1]"));
   }
-  if (withVariant && parser.isSet(QStringLiteral("discretisation"))) {
-    Result<double> d = parseNumber(QStringLiteral("discretisation"), parser.value(QStringLiteral("discretisation")));
-    if (!d) return d.status();
-    if (!(*d > 0.0) || *d > 1.0) {
-      return Status::invalidArgument("--discretisation " + toStd(parser.value(QStringLiteral("discretisation"))) +
-                                     ": the loss grid Δ must be in (0, 1]");
-    }
-    options.exact.discretisation = *d;
-  }
-  if (withVariant && parser.isSet(QStringLiteral("accuracy"))) {
-    Result<double> a = parseNumber(QStringLiteral("accuracy"), parser.value(QStringLiteral("accuracy")));
-    if (!a) return a.status();
-    if (!(*a > 0.0) || *a > 0.5) {
-      return Status::invalidArgument("--accuracy " + toStd(parser.value(QStringLiteral("accuracy"))) +
-                                     ": the relative bracket width must be in (0, 0.5]");
-    }
-    options.exact.accuracy = *a;
+  if (parser.isSet(QStringLiteral("accuracy"))) {
+    DPX_ASSIGN_OR_RETURN(options.exact.accuracy, positiveUpTo(parser, QStringLiteral("accuracy"), 0.5,
+                                                              "the relative bracket width must be in (0, 0.5]"));
   }
   return options;
 }

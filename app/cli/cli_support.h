@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accounting/accountant.h"
@@ -46,6 +47,18 @@ core::Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QC
 // A required or optional numeric option.
 core::Result<double> numberOption(const QCommandLineParser& parser, const QString& name);
 core::Result<std::vector<double>> numberList(const QString& flag, const QString& text);
+// --target-epsilon, required and > 0 (calibrate, stepsize, utility; train when it is given).
+core::Result<double> targetEpsilonOption(const QCommandLineParser& parser);
+
+// A flag that names one of a few values (--schedule, --conversion, --vary, …): parse(text), or
+// "--flag 'text': must be <accepted>".
+template <typename T>
+core::Result<T> parseNamed(const QString& flag, const QString& text, std::optional<T> (*parse)(std::string_view),
+                           const std::string& accepted) {
+  const std::string name = toStd(text);
+  if (std::optional<T> value = parse(name)) return *value;
+  return core::Status::invalidArgument("--" + toStd(flag) + " '" + name + "': must be " + accepted);
+}
 
 // "dpx <command>: <message>" and the exit status for the status code.
 int fail(Io& io, const core::Status& status);

@@ -106,6 +106,28 @@ Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, cons
   return request;
 }
 
+// One point; a point whose runs failed keeps its keys, null, and says why.
+void writePointJson(JsonWriter& json, const FrontierPoint& p) {
+  json.beginObject().field("target_epsilon", p.targetEpsilon);
+  if (p.epsilon) {
+    json.field("epsilon", *p.epsilon);
+  } else {
+    json.key("epsilon").null();
+  }
+  json.field("epochs", p.epochs).field("steps", p.steps).field("sigma", p.sigma).field("eta", p.eta);
+  if (p.ok()) {
+    json.field("accuracy_mean", p.accuracyMean).field("accuracy_min", p.accuracyMin);
+    json.field("accuracy_max", p.accuracyMax);
+  } else {
+    json.key("accuracy_mean").null();
+    json.key("accuracy_min").null();
+    json.key("accuracy_max").null();
+    json.field("error", p.error);
+  }
+  json.field("seeds", static_cast<std::int64_t>(p.seeds));
+  json.endObject();
+}
+
 void writeJson(std::ostream& out, const std::string& data, const FrontierResult& r) {
   JsonWriter json;
   json.beginObject();
@@ -116,26 +138,7 @@ void writeJson(std::ostream& out, const std::string& data, const FrontierResult&
   for (const FrontierSeries& s : r.series) {
     json.beginObject().field("mechanism", mechanismId(s.mechanism));
     json.key("points").beginArray();
-    for (const FrontierPoint& p : s.points) {
-      json.beginObject().field("target_epsilon", p.targetEpsilon);
-      if (p.epsilon) {
-        json.field("epsilon", *p.epsilon);
-      } else {
-        json.key("epsilon").null();
-      }
-      json.field("epochs", p.epochs).field("steps", p.steps).field("sigma", p.sigma).field("eta", p.eta);
-      if (p.ok()) {
-        json.field("accuracy_mean", p.accuracyMean).field("accuracy_min", p.accuracyMin);
-        json.field("accuracy_max", p.accuracyMax);
-      } else {
-        json.key("accuracy_mean").null();
-        json.key("accuracy_min").null();
-        json.key("accuracy_max").null();
-        json.field("error", p.error);
-      }
-      json.field("seeds", static_cast<std::int64_t>(p.seeds));
-      json.endObject();
-    }
+    for (const FrontierPoint& p : s.points) writePointJson(json, p);
     json.endArray();
     json.endObject();
   }

@@ -50,13 +50,12 @@ void addTrainingOptions(QCommandLineParser& parser) {
 Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
                                    std::int64_t lo, std::int64_t hi) {
   if (!parser.isSet(name)) return fallback;
-  Result<double> v = parseNumber(name, parser.value(name));
-  if (!v) return v.status();
-  if (*v != std::floor(*v) || *v < static_cast<double>(lo) || *v > static_cast<double>(hi)) {
+  DPX_ASSIGN_OR_RETURN(const double v, parseNumber(name, parser.value(name)));
+  if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
     return Status::invalidArgument("--" + toStd(name) + " " + toStd(parser.value(name)) + ": must be an integer in [" +
                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
-  return static_cast<std::int64_t>(*v);
+  return static_cast<std::int64_t>(v);
 }
 
 Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) {
@@ -71,11 +70,7 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
   config.mechanism = *mechanism;
   if (parser.isSet(QStringLiteral("accountant"))) config.accountant = toStd(parser.value(QStringLiteral("accountant")));
   if (parser.isSet(QStringLiteral("target-epsilon"))) {
-    Result<double> e = parseNumber(QStringLiteral("target-epsilon"), parser.value(QStringLiteral("target-epsilon")));
-    if (!e) return e.status();
-    if (!(*e > 0.0))
-      return Status::invalidArgument("--target-epsilon " + formatNumber(*e) + ": the target ε must be > 0");
-    config.targetEpsilon = *e;
+    DPX_ASSIGN_OR_RETURN(config.targetEpsilon, targetEpsilonOption(parser));
   }
   DPX_ASSIGN_OR_RETURN(const std::int64_t seed,
                        integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
@@ -88,11 +83,10 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
   }
   config.epochs = 10;
   if (parser.isSet(QStringLiteral("epochs"))) {
-    Result<double> e = parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs")));
-    if (!e) return e.status();
-    if (!(*e > 0.0) || *e > 100000.0)
-      return Status::invalidArgument("--epochs " + formatNumber(*e) + ": must be in (0, 1e5]");
-    config.epochs = *e;
+    DPX_ASSIGN_OR_RETURN(config.epochs, parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs"))));
+    if (!(config.epochs > 0.0) || config.epochs > 100000.0) {
+      return Status::invalidArgument("--epochs " + formatNumber(config.epochs) + ": must be in (0, 1e5]");
+    }
   }
   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
   return config;
@@ -106,12 +100,11 @@ Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, st
   }
   double testFraction = 0.2;
   if (parser.isSet(QStringLiteral("test-fraction"))) {
-    Result<double> f = parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction")));
-    if (!f) return f.status();
-    if (!(*f >= 0.0 && *f < 1.0)) {
-      return Status::invalidArgument("--test-fraction " + formatNumber(*f) + ": must be in [0, 1)");
+    DPX_ASSIGN_OR_RETURN(testFraction,
+                         parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction"))));
+    if (!(testFraction >= 0.0 && testFraction < 1.0)) {
+      return Status::invalidArgument("--test-fraction " + formatNumber(testFraction) + ": must be in [0, 1)");
     }
-    testFraction = *f;
   }
   LoadOptions load;
   if (parser.isSet(QStringLiteral("label-column"))) {
@@ -139,6 +132,25 @@ Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, st
   return out;
 }
 
+namespace {
+
+// Why Trainer::create refused the run. A valid run whose target ε cannot be met is a fact about
+// the run (exit 1, as in dpx calibrate), not invalid input: tell the two apart by building the
+// run without the target.
+Status creationFailure(const TrainerConfig& config, const std::shared_ptr<const TrainTestSplit>& data,
+                       const Status& refusal) {
+  if (refusal.code() != core::StatusCode::kInvalidArgument || !config.targetEpsilon ||
+      config.mechanism == Mechanism::kSgd) {
+    return refusal;
+  }
+  TrainerConfig untargeted = config;
+  untargeted.targetEpsilon.reset();
+  if (Trainer::create(untargeted, data)) return Status(core::StatusCode::kNotApplicable, refusal.message());
+  return refusal;
+}
+
+}  // namespace
+
 Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
   DPX_ASSIGN_OR_RETURN(const TrainerConfig config, trainerConfigFromParser(parser));
   DPX_ASSIGN_OR_RETURN(TrainingData data, trainingDataFromParser(parser, config.seed));
@@ -146,17 +158,7 @@ Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
   setup.description = data.description;
   setup.data = data.data;
   Result<std::unique_ptr<Trainer>> trainer = Trainer::create(config, setup.data);
-  if (!trainer && trainer.status().code() == core::StatusCode::kInvalidArgument && config.targetEpsilon &&
-      config.mechanism != Mechanism::kSgd) {
-    // A valid run whose target ε cannot be met is a fact about the run (exit 1, as in dpx
-    // calibrate), not invalid input: tell the two apart by building the run without the target.
-    TrainerConfig untargeted = config;
-    untargeted.targetEpsilon.reset();
-    if (Trainer::create(untargeted, setup.data)) {
-      return Status(core::StatusCode::kNotApplicable, trainer.status().message());
-    }
-  }
-  if (!trainer) return trainer.status();
+  if (!trainer) return creationFailure(config, setup.data, trainer.status());
   setup.trainer = std::move(*trainer);
   return setup;
 }

@@ -119,10 +119,7 @@ Result<Inputs> inputsFromParser(const QCommandLineParser& parser) {
   } else {
     return Status::invalidArgument("--mechanism '" + mechanism + "': must be dp-sgld or sgld-posterior");
   }
-  DPX_ASSIGN_OR_RETURN(in.target, numberOption(parser, QStringLiteral("target-epsilon")));
-  if (!(in.target > 0.0)) {
-    return Status::invalidArgument("--target-epsilon " + formatNumber(in.target) + ": the target ε must be > 0");
-  }
+  DPX_ASSIGN_OR_RETURN(in.target, targetEpsilonOption(parser));
   in.etaGiven = parser.isSet(QStringLiteral("eta"));
   in.sigmaGiven = parser.isSet(QStringLiteral("sigma"));
   const bool withData = parser.isSet(QStringLiteral("data"));

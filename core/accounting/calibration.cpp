@@ -32,11 +32,11 @@ Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult
   numerics::RootOptions options;
   options.relativeTolerance = 0.0;
   options.absoluteTolerance = 1e-10;
-  Result<numerics::Bracket> bracket = numerics::findRootBracket(f, std::log(lo), std::log(hi), options);
-  if (!bracket) return bracket.status();
+  DPX_ASSIGN_OR_RETURN(const numerics::Bracket bracket,
+                       numerics::findRootBracket(f, std::log(lo), std::log(hi), options));
   // The upper end of the bracket is on the private side; confirm it and step up if rounding
   // ever disagrees, so the contract ε(σ) ≤ target holds for the value returned.
-  double sigma = std::clamp(std::exp(bracket->upper), lo, hi);
+  double sigma = std::clamp(std::exp(bracket.upper), lo, hi);
   for (int attempt = 0; attempt < 60; ++attempt) {
     Result<EpsilonResult> e = epsilonOf(sigma);
     if (e && e->epsilon <= target) return Calibration{sigma, *e, false};

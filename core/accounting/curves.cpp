@@ -105,9 +105,8 @@ Result<std::vector<double>> curveAxis(const CurveSpec& spec) {
 Result<Params> paramsAt(const Params& base, CurveVariable variable, double x) {
   Params p = base;
   if (variable == CurveVariable::kEpochs) {
-    Result<std::int64_t> steps = stepsForEpochs(x, p.n, p.m);
-    if (!steps) return steps.status();
-    p.K = *steps;
+    DPX_ASSIGN_OR_RETURN(const std::int64_t steps, stepsForEpochs(x, p.n, p.m));
+    p.K = steps;
     return p;
   }
   setKnobValue(p, *knobOf(variable), x);
@@ -177,18 +176,9 @@ void readBracket(const pld::ComposedRun& run, double delta, PldCurvePoint& point
   point.epsilonLower = std::min(*lower, *upper);
 }
 
-}  // namespace
-
-Status PldCurve::firstError() const {
-  for (const PldCurvePoint& p : points) {
-    if (!p.error.isOk()) return p.error;
-  }
-  return Status::ok();
-}
-
-Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_t> steps, const ExactOptions& options) {
+// The options are checked once, not per point: a bad Δ or accuracy is the caller's error.
+Status checkPldCurveRequest(std::span<const std::int64_t> steps, const ExactOptions& options) {
   if (steps.empty()) return Status::invalidArgument("a pld curve needs at least one K");
-  // The options are checked here, not per point: a bad Δ or accuracy is the caller's error.
   if (const std::optional<double>& d = options.discretisation; d && !(*d > 0.0 && *d <= 1.0)) {
     return Status::invalidArgument("discretisation = " + formatNumber(*d) +
                                    " is out of range: the loss grid Δ must be in (0, 1]");
@@ -197,7 +187,13 @@ Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_
     return Status::invalidArgument("accuracy = " + formatNumber(options.accuracy) +
                                    " is out of range: the relative bracket width must be in (0, 0.5]");
   }
-  PldCurve curve;
+  return Status::ok();
+}
+
+// One point per K in `curve`, with the error of every K whose parameters are invalid; returns the
+// valid K, sorted and distinct.
+Result<std::vector<std::int64_t>> distinctValidSteps(const Params& base, std::span<const std::int64_t> steps,
+                                                     PldCurve& curve) {
   curve.points.resize(steps.size());
   std::vector<std::int64_t> distinct;
   Status firstInvalid;
@@ -217,46 +213,58 @@ Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_
   if (distinct.empty()) return firstInvalid;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  return distinct;
+}
 
+// The largest K goes through PldAccountant's run (cached, so `dpx epsilon` or the GUI's table at
+// that K shares it): it sets the automatic Δ of `curve`, and its bracket is that point's.
+Status composeLargest(const Params& base, const ExactOptions& options, std::function<void(double)> progress,
+                      PldCurve& curve, PldCurvePoint& point) {
   const bool automatic = !options.discretisation.has_value();
-  const std::int64_t largest = distinct.back();
-  // Progress: the largest K first (choosing Δ there, a coarse look and a few refinements, counts
-  // as three compositions), then the others, each by its cost.
-  std::vector<double> cost(distinct.size());
-  for (std::size_t j = 0; j < distinct.size(); ++j) cost[j] = compositionCost(base, distinct[j]);
-  cost.back() *= automatic ? 3.0 : 1.0;
-  SharedProgress progress(options.progress, cost);
-
-  std::vector<PldCurvePoint> computed(distinct.size());
-  for (std::size_t j = 0; j < distinct.size(); ++j) computed[j].steps = distinct[j];
-  // The largest K goes through PldAccountant's run (cached, so `dpx epsilon` or the GUI's table
-  // at that K shares it): it sets the automatic Δ, and its bracket is that point's.
-  {
-    Params top = base;
-    top.K = largest;
-    ExactOptions first = options;
-    first.progress = progress.part(distinct.size() - 1);
-    Result<PldRunResult> run = pldRun(top, first);
-    PldCurvePoint& point = computed.back();
-    if (!run) {
-      if (run.status().code() == StatusCode::kCancelled || automatic) return run.status();
-      point.error = run.status().withContext("K = " + std::to_string(largest));  // the fixed Δ is too fine here
-      curve.discretisation = *options.discretisation;
-    } else {
-      curve.discretisation = run->run->interval;
-      if (automatic) {
-        curve.automatic = true;
-        curve.gridSteps = largest;
-        curve.requestedWidth = options.accuracy;
-        curve.achievedWidth = run->achievedWidth;
-      }
-      readBracket(*run->run, base.delta, point);
-    }
+  Params top = base;
+  top.K = point.steps;
+  ExactOptions first = options;
+  first.progress = std::move(progress);
+  Result<PldRunResult> run = pldRun(top, first);
+  if (!run) {
+    if (run.status().code() == StatusCode::kCancelled || automatic) return run.status();
+    point.error = run.status().withContext("K = " + std::to_string(point.steps));  // the fixed Δ is too fine here
+    curve.discretisation = *options.discretisation;
+    return Status::ok();
   }
+  curve.discretisation = run->run->interval;
+  if (automatic) {
+    curve.automatic = true;
+    curve.gridSteps = point.steps;
+    curve.requestedWidth = options.accuracy;
+    curve.achievedWidth = run->achievedWidth;
+  }
+  readBracket(*run->run, base.delta, point);
+  return Status::ok();
+}
 
-  // The other points are independent compositions on that grid: both cores share them, the
-  // largest first so the last task to start is a short one.
-  const std::size_t others = distinct.size() - 1;
+// One more point on the loss grid `interval`; false when cancelled.
+bool composePoint(const Params& base, const ExactOptions& options, double interval,
+                  std::function<void(double)> progress, PldCurvePoint& point) {
+  const pld::GaussianSegment segment{base.q(), base.sigma, point.steps};
+  ExactOptions sub;
+  sub.cancel = options.cancel;
+  sub.progress = std::move(progress);
+  Result<pld::ComposedRun> run = pldComposeSegments(std::span<const pld::GaussianSegment>(&segment, 1), interval, sub);
+  if (!run && run.status().code() == StatusCode::kCancelled) return false;
+  if (!run) {
+    point.error = run.status().withContext("K = " + std::to_string(point.steps));
+  } else {
+    readBracket(*run, base.delta, point);
+  }
+  return true;
+}
+
+// The points but the last (the largest K) are independent compositions on one grid: both cores
+// share them, the largest first so the last task to start is a short one. False when cancelled.
+bool composeOthers(const Params& base, const ExactOptions& options, double interval, SharedProgress& progress,
+                   std::vector<PldCurvePoint>& computed) {
+  const std::size_t others = computed.size() - 1;
   std::atomic<bool> cancelled{false};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, others, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t t = r.begin(); t != r.end(); ++t) {
@@ -265,25 +273,42 @@ Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_
         cancelled = true;
         return;
       }
-      PldCurvePoint& point = computed[j];
-      const pld::GaussianSegment segment{base.q(), base.sigma, distinct[j]};
-      ExactOptions sub;
-      sub.cancel = options.cancel;
-      sub.progress = progress.part(j);
-      Result<pld::ComposedRun> run =
-          pldComposeSegments(std::span<const pld::GaussianSegment>(&segment, 1), curve.discretisation, sub);
-      if (!run && run.status().code() == StatusCode::kCancelled) {
+      if (!composePoint(base, options, interval, progress.part(j), computed[j])) {
         cancelled = true;
         return;
       }
-      if (!run) {
-        point.error = run.status().withContext("K = " + std::to_string(distinct[j]));
-      } else {
-        readBracket(*run, base.delta, point);
-      }
     }
   });
-  if (cancelled.load()) return Status::cancelled("the pld curve was cancelled");
+  return !cancelled.load();
+}
+
+}  // namespace
+
+Status PldCurve::firstError() const {
+  for (const PldCurvePoint& p : points) {
+    if (!p.error.isOk()) return p.error;
+  }
+  return Status::ok();
+}
+
+Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_t> steps, const ExactOptions& options) {
+  DPX_RETURN_IF_ERROR(checkPldCurveRequest(steps, options));
+  PldCurve curve;
+  DPX_ASSIGN_OR_RETURN(const std::vector<std::int64_t> distinct, distinctValidSteps(base, steps, curve));
+  // Progress: the largest K first (choosing Δ there, a coarse look and a few refinements, counts
+  // as three compositions), then the others, each by its cost.
+  const bool automatic = !options.discretisation.has_value();
+  std::vector<double> cost(distinct.size());
+  for (std::size_t j = 0; j < distinct.size(); ++j) cost[j] = compositionCost(base, distinct[j]);
+  cost.back() *= automatic ? 3.0 : 1.0;
+  SharedProgress progress(options.progress, cost);
+
+  std::vector<PldCurvePoint> computed(distinct.size());
+  for (std::size_t j = 0; j < distinct.size(); ++j) computed[j].steps = distinct[j];
+  DPX_RETURN_IF_ERROR(composeLargest(base, options, progress.part(distinct.size() - 1), curve, computed.back()));
+  if (!composeOthers(base, options, curve.discretisation, progress, computed)) {
+    return Status::cancelled("the pld curve was cancelled");
+  }
   for (PldCurvePoint& point : curve.points) {
     if (!point.error.isOk()) continue;  // an invalid K, reported above
     point = computed[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), point.steps) -
@@ -293,28 +318,32 @@ Result<PldCurve> pldEpsilonCurve(const Params& base, std::span<const std::int64_
   return curve;
 }
 
-AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, CurveVariable variable,
-                             std::span<const double> xs, const EpsilonOptions& options) {
-  AccountantCurve curve;
-  curve.accountant = std::string(accountant.id());
-  curve.epsilon.assign(xs.size(), std::nullopt);
-  std::vector<Status> errors(xs.size());
-  // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
-  // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
-  const bool alongSteps = variable == CurveVariable::kSteps || variable == CurveVariable::kEpochs;
-  auto record = [&](std::size_t i, const Result<EpsilonResult>& e) {
+namespace {
+
+// One accountant's curve as its points come in: ε where there is one, else the reason.
+class CurveBuilder {
+ public:
+  CurveBuilder(const Accountant& accountant, const Params& base, CurveVariable variable, std::span<const double> xs)
+      : m_base(base), m_variable(variable), m_xs(xs), m_errors(xs.size()) {
+    m_curve.accountant = std::string(accountant.id());
+    m_curve.epsilon.assign(xs.size(), std::nullopt);
+  }
+
+  // Safe from several threads for different i.
+  void record(std::size_t i, const Result<EpsilonResult>& e) {
     if (e) {
-      curve.epsilon[i] = e->epsilon;
+      m_curve.epsilon[i] = e->epsilon;
     } else {
-      errors[i] = e.status().withContext(std::string(curveVariableName(variable)) + " = " + formatNumber(xs[i]));
+      m_errors[i] = e.status().withContext(std::string(curveVariableName(m_variable)) + " = " + formatNumber(m_xs[i]));
     }
-  };
+  }
+
   // The parameter sets of the points that are valid, and where they sit in xs; the others are
   // recorded as errors.
-  auto validPoints = [&] {
+  std::pair<std::vector<Params>, std::vector<std::size_t>> validPoints() {
     std::pair<std::vector<Params>, std::vector<std::size_t>> out;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      Result<Params> p = paramsAt(base, variable, xs[i]);
+    for (std::size_t i = 0; i < m_xs.size(); ++i) {
+      Result<Params> p = paramsAt(m_base, m_variable, m_xs[i]);
       if (!p) {
         record(i, p.status());
         continue;
@@ -323,64 +352,98 @@ AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, C
       out.second.push_back(i);
     }
     return out;
+  }
+
+  void addExactAlongSteps(const EpsilonOptions& options);
+  void addRdpAlongSteps(const RdpBasedAccountant& accountant, const EpsilonOptions& options);
+  void addPointByPoint(const Accountant& accountant, bool alongSteps, const EpsilonOptions& options);
+
+  AccountantCurve finish() {
+    for (const Status& s : m_errors) {
+      if (!s.isOk()) {
+        m_curve.firstError = s;
+        break;
+      }
+    }
+    return std::move(m_curve);
+  }
+
+ private:
+  const Params& m_base;
+  CurveVariable m_variable;
+  std::span<const double> m_xs;
+  AccountantCurve m_curve;
+  std::vector<Status> m_errors;
+};
+
+// The exact accountant: the whole curve on one loss grid (monotone in K), the same function the
+// GUI draws its pld bracket with.
+void CurveBuilder::addExactAlongSteps(const EpsilonOptions& options) {
+  m_curve.epsilonLower.assign(m_xs.size(), std::nullopt);
+  const auto [points, where] = validPoints();
+  std::vector<std::int64_t> steps;
+  for (const Params& p : points) steps.push_back(p.K);
+  if (steps.empty()) return;
+  // Point errors name their K already; along epochs the epoch count is added in front.
+  auto context = [&](std::size_t i, const Status& s) {
+    return m_variable == CurveVariable::kEpochs ? s.withContext("epochs = " + formatNumber(m_xs[i])) : s;
   };
+  Result<PldCurve> exact = pldEpsilonCurve(m_base, steps, options.exact);
+  for (std::size_t j = 0; j < where.size(); ++j) {
+    const std::size_t i = where[j];
+    if (!exact) {
+      m_errors[i] = context(i, exact.status());
+      continue;
+    }
+    const PldCurvePoint& point = exact->points[j];
+    m_curve.epsilon[i] = point.epsilonUpper;
+    m_curve.epsilonLower[i] = point.epsilonLower;
+    // A point with an upper bound has an ε; only a missing one is a gap with a reason.
+    if (!point.epsilonUpper) m_errors[i] = context(i, point.error);
+  }
+  if (exact) m_curve.discretisation = exact->discretisation;
+}
+
+// Total RDP is linear in K: one per-step RDP profile serves every point.
+void CurveBuilder::addRdpAlongSteps(const RdpBasedAccountant& accountant, const EpsilonOptions& options) {
+  const auto [points, where] = validPoints();
+  const std::vector<Result<EpsilonResult>> values = accountant.epsilonAlongSteps(points, options);
+  for (std::size_t j = 0; j < values.size(); ++j) record(where[j], values[j]);
+}
+
+// Points are independent. Along K the memoised per-step RDP makes a point a few µs, less than a
+// task costs; along σ, n, m or η every point recomputes it (up to a millisecond). Neighbouring
+// points have neighbouring optimal orders: each point hints the next one of its block, which
+// lets the search over orders prune most of the grid (never changes a value).
+void CurveBuilder::addPointByPoint(const Accountant& accountant, bool alongSteps, const EpsilonOptions& options) {
+  const std::size_t grain = alongSteps ? m_xs.size() + 1 : 8;
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, m_xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
+        EpsilonOptions hinted = options;
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+          Result<Params> p = paramsAt(m_base, m_variable, m_xs[i]);
+          Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
+          if (e && e->alpha) hinted.alphaHint = e->alpha;
+          record(i, e);
+        }
+      });
+}
+
+}  // namespace
+
+AccountantCurve epsilonCurve(const Accountant& accountant, const Params& base, CurveVariable variable,
+                             std::span<const double> xs, const EpsilonOptions& options) {
+  CurveBuilder builder(accountant, base, variable, xs);
+  const bool alongSteps = variable == CurveVariable::kSteps || variable == CurveVariable::kEpochs;
   const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(&accountant);
   if (alongSteps && dynamic_cast<const PldAccountant*>(&accountant) != nullptr) {
-    // The exact accountant: the whole curve on one loss grid (monotone in K), the same function
-    // the GUI draws its pld bracket with.
-    curve.epsilonLower.assign(xs.size(), std::nullopt);
-    const auto [points, where] = validPoints();
-    std::vector<std::int64_t> steps;
-    for (const Params& p : points) steps.push_back(p.K);
-    // Point errors name their K already; along epochs the epoch count is added in front.
-    auto context = [&](std::size_t i, const Status& s) {
-      return variable == CurveVariable::kEpochs ? s.withContext("epochs = " + formatNumber(xs[i])) : s;
-    };
-    if (!steps.empty()) {
-      Result<PldCurve> exact = pldEpsilonCurve(base, steps, options.exact);
-      for (std::size_t j = 0; j < where.size(); ++j) {
-        const std::size_t i = where[j];
-        if (!exact) {
-          errors[i] = context(i, exact.status());
-          continue;
-        }
-        const PldCurvePoint& point = exact->points[j];
-        curve.epsilon[i] = point.epsilonUpper;
-        curve.epsilonLower[i] = point.epsilonLower;
-        // A point with an upper bound has an ε; only a missing one is a gap with a reason.
-        if (!point.epsilonUpper) errors[i] = context(i, point.error);
-      }
-      if (exact) curve.discretisation = exact->discretisation;
-    }
+    builder.addExactAlongSteps(options);
   } else if (alongSteps && rdpBased != nullptr && rdpBased->rdpLinearInSteps()) {
-    // Total RDP is linear in K: one per-step RDP profile serves every point.
-    const auto [points, where] = validPoints();
-    const std::vector<Result<EpsilonResult>> values = rdpBased->epsilonAlongSteps(points, options);
-    for (std::size_t j = 0; j < values.size(); ++j) record(where[j], values[j]);
+    builder.addRdpAlongSteps(*rdpBased, options);
   } else {
-    // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less
-    // than a task costs; along σ, n, m or η every point recomputes it (up to a millisecond).
-    // Neighbouring points have neighbouring optimal orders: each point hints the next one of its
-    // block, which lets the search over orders prune most of the grid (never changes a value).
-    const std::size_t grain = alongSteps ? xs.size() + 1 : 8;
-    tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(0, xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
-          EpsilonOptions hinted = options;
-          for (std::size_t i = r.begin(); i != r.end(); ++i) {
-            Result<Params> p = paramsAt(base, variable, xs[i]);
-            Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
-            if (e && e->alpha) hinted.alphaHint = e->alpha;
-            record(i, e);
-          }
-        });
+    builder.addPointByPoint(accountant, alongSteps, options);
   }
-  for (const Status& s : errors) {
-    if (!s.isOk()) {
-      curve.firstError = s;
-      break;
-    }
-  }
-  return curve;
+  return builder.finish();
 }
 
 }  // namespace dpx::core::accounting

@@ -53,9 +53,8 @@ Result<double> gdpEpsilon(double mu, double delta) {
     hi *= 2.0;
     if (++guard > 2000 || !std::isfinite(hi)) return Status::numericalIssue("ε(δ) of μ-GDP exceeds 1e300");
   }
-  Result<double> root = numerics::findRoot(f, 0.0, hi);
-  if (!root) return root.status();
-  return finiteOrStatus(*root, "ε of μ-GDP");
+  DPX_ASSIGN_OR_RETURN(const double root, numerics::findRoot(f, 0.0, hi));
+  return finiteOrStatus(root, "ε of μ-GDP");
 }
 
 GdpAccountant::GdpAccountant()
@@ -88,18 +87,15 @@ Result<double> GdpAccountant::mu(const Params& params) const {
 }
 
 Result<std::vector<NativeValue>> GdpAccountant::native(const Params& params) const {
-  Result<double> m = mu(params);
-  if (!m) return m.status();
-  return std::vector<NativeValue>{{std::string(kGdpMuKey), "μ = q√(K(e^{1/σ²} − 1))", *m}};
+  DPX_ASSIGN_OR_RETURN(const double m, mu(params));
+  return std::vector<NativeValue>{{std::string(kGdpMuKey), "μ = q√(K(e^{1/σ²} − 1))", m}};
 }
 
 Result<EpsilonResult> GdpAccountant::epsilon(const Params& params, const EpsilonOptions&) const {
-  Result<double> m = mu(params);
-  if (!m) return m.status();
-  Result<double> eps = gdpEpsilon(*m, params.delta);
-  if (!eps) return eps.status();
+  DPX_ASSIGN_OR_RETURN(const double m, mu(params));
+  DPX_ASSIGN_OR_RETURN(const double eps, gdpEpsilon(m, params.delta));
   EpsilonResult result;
-  result.epsilon = *eps;
+  result.epsilon = eps;
   result.delta = params.delta;
   result.bound = BoundKind::kEstimate;
   return result;
@@ -109,19 +105,17 @@ Result<double> GdpAccountant::delta(const Params& params, double epsilon, const 
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
-  Result<double> m = mu(params);
-  if (!m) return m.status();
-  return gdpDelta(*m, epsilon);
+  DPX_ASSIGN_OR_RETURN(const double m, mu(params));
+  return gdpDelta(m, epsilon);
 }
 
 Result<TradeoffCurve> GdpAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
                                               const EpsilonOptions&) const {
   DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
-  Result<double> m = mu(params);
-  if (!m) return m.status();
+  DPX_ASSIGN_OR_RETURN(const double m, mu(params));
   TradeoffCurve curve;
   curve.typeOne.assign(typeOne.begin(), typeOne.end());
-  for (double x : typeOne) curve.typeTwo.push_back(gaussianTradeoff(*m, x));
+  for (double x : typeOne) curve.typeTwo.push_back(gaussianTradeoff(m, x));
   return curve;
 }
 

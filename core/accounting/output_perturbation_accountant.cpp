@@ -122,16 +122,15 @@ void OutputPerturbationAccountant::addViolations(const Params& p, std::vector<Vi
 
 Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Params& p) const {
   DPX_RETURN_IF_ERROR(p.validate());
-  Result<OutputPerturbationConstants> c = outputPerturbationConstants(p);
-  if (!c) return c.status();
+  DPX_ASSIGN_OR_RETURN(const OutputPerturbationConstants c, outputPerturbationConstants(p));
   std::vector<NativeValue> values{
-      {"rho", "contraction ρ = max(|1−ηλ|, |1−ηβ|)", c->rho},
-      {"Delta", "sensitivity Δ after E epochs", c->sensitivity},
+      {"rho", "contraction ρ = max(|1−ηλ|, |1−ηβ|)", c.rho},
+      {"Delta", "sensitivity Δ after E epochs", c.sensitivity},
   };
-  if (c->sensitivityLimit) values.push_back({"Delta_inf", "limit Δ_∞ = 2ηL/(m(1−ρ^k))", *c->sensitivityLimit});
-  values.push_back({"k", "batches per epoch k = ⌈n/m⌉", static_cast<double>(c->batchesPerEpoch)});
-  values.push_back({"epochs", "epochs E = ⌈K/k⌉", static_cast<double>(c->epochs)});
-  values.push_back({"noise_std", "output noise s = σΔ", c->noiseStd});
+  if (c.sensitivityLimit) values.push_back({"Delta_inf", "limit Δ_∞ = 2ηL/(m(1−ρ^k))", *c.sensitivityLimit});
+  values.push_back({"k", "batches per epoch k = ⌈n/m⌉", static_cast<double>(c.batchesPerEpoch)});
+  values.push_back({"epochs", "epochs E = ⌈K/k⌉", static_cast<double>(c.epochs)});
+  values.push_back({"noise_std", "output noise s = σΔ", c.noiseStd});
   // Informational; a subnormal β + λ would make it overflow, and then there is nothing to show.
   if (const double etaStar = 2.0 / (p.beta + p.lambda); std::isfinite(etaStar)) {
     values.push_back({"eta_star", "η* = 2/(β+λ) (smallest ρ)", etaStar});
@@ -146,13 +145,12 @@ Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Para
 Result<double> OutputPerturbationAccountant::totalRdp(const Params& p, double alpha, std::string_view) const {
   const double plain = alpha / (2.0 * p.sigma * p.sigma);
   if (!p.averaged) return plain;
-  Result<OutputPerturbationConstants> c = outputPerturbationConstants(p);
-  if (!c) return c.status();
-  if (!(c->rho < 1.0)) return plain;  // Prop. 3 needs contraction; the plain release bound still holds
+  DPX_ASSIGN_OR_RETURN(const OutputPerturbationConstants c, outputPerturbationConstants(p));
+  if (!(c.rho < 1.0)) return plain;  // Prop. 3 needs contraction; the plain release bound still holds
   // (1/(α−1))·[log Σ_{i<k} exp(α(α−1)ρ^{2i}/(2σ²)) − log k]; never above the plain bound.
   const double cc = alpha * (alpha - 1.0) / (2.0 * p.sigma * p.sigma);
-  const double logSum = logSumExpGeometric(cc, c->rho * c->rho, c->batchesPerEpoch);
-  const double averaged = (logSum - std::log(static_cast<double>(c->batchesPerEpoch))) / (alpha - 1.0);
+  const double logSum = logSumExpGeometric(cc, c.rho * c.rho, c.batchesPerEpoch);
+  const double averaged = (logSum - std::log(static_cast<double>(c.batchesPerEpoch))) / (alpha - 1.0);
   return std::min(plain, std::max(0.0, averaged));
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <list>
 #include <mutex>
+#include <optional>
 
 #include "accounting/rdp_accountant.h"
 #include "accounting/tradeoff.h"
@@ -72,6 +73,69 @@ double relativeWidth(const pld::ComposedRun& run, double delta) {
   return (*up - *lo) / *up;
 }
 
+// A run computed before with the same key (the most recent first), moved to the front.
+std::optional<PldRunResult> findCached(const CacheKey& key, const ExactOptions& options) {
+  std::lock_guard lock(cache().mutex);
+  auto& entries = cache().entries;
+  for (auto it = entries.begin(); it != entries.end(); ++it) {
+    if (it->first == key) {
+      entries.splice(entries.begin(), entries, it);
+      if (options.progress) options.progress(1.0);
+      return entries.front().second;
+    }
+  }
+  return std::nullopt;
+}
+
+void storeInCache(const CacheKey& key, const PldRunResult& result) {
+  std::lock_guard lock(cache().mutex);
+  auto& entries = cache().entries;
+  entries.emplace_front(key, result);
+  while (entries.size() > 3) entries.pop_back();
+}
+
+// The run on the loss grid `interval`, its progress mapped to [from, to].
+Result<pld::ComposedRun> composeAt(const Params& p, double interval, const ExactOptions& options, double from,
+                                   double to) {
+  const pld::GaussianSegment segment{p.q(), p.sigma, p.K};
+  return pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), interval, PldAccountant::kTruncation, true,
+                         controlFor(options, from, to));
+}
+
+// The run on the caller's grid.
+Result<pld::ComposedRun> fixedGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, *options.discretisation, options, 0.0, 1.0));
+  result.achievedWidth = relativeWidth(run, p.delta);
+  return run;
+}
+
+// The grid chosen for the requested width. Widths shrink about as Δ²: from a coarse run, aim
+// below the target, then halve until met.
+Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
+  double interval = initialInterval(p);
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, interval, options, 0.0, 0.25));
+  double width = relativeWidth(run, p.delta);
+  double progress = 0.25;
+  while (width > options.accuracy && result.refinements < 6) {
+    const double ratio = std::isfinite(width) ? std::sqrt(options.accuracy / width) * 0.8 : 0.25;
+    const double next = interval * std::clamp(ratio, 0.05, 0.5);
+    if (static_cast<double>(run.info.windowPoints) * interval / next > kMaxWindowPoints) break;
+    interval = next;
+    const double span = (1.0 - progress) / 2.0;
+    Result<pld::ComposedRun> finer = composeAt(p, interval, options, progress, progress + span);
+    progress += span;
+    // A finer grid that would not fit in memory leaves the coarser bracket standing: it is
+    // still a valid bracket, and its width is reported next to the requested one.
+    if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
+    if (!finer) break;
+    run = std::move(*finer);
+    width = relativeWidth(run, p.delta);
+    ++result.refinements;
+  }
+  result.achievedWidth = width;
+  return run;
+}
+
 }  // namespace
 
 Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment> segments, double interval,
@@ -89,60 +153,14 @@ Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
                      options.discretisation.value_or(0.0),
                      options.accuracy,
                      options.discretisation ? 0.0 : p.delta};
-  {
-    std::lock_guard lock(cache().mutex);
-    auto& entries = cache().entries;
-    for (auto it = entries.begin(); it != entries.end(); ++it) {
-      if (it->first == key) {
-        entries.splice(entries.begin(), entries, it);
-        if (options.progress) options.progress(1.0);
-        return entries.front().second;
-      }
-    }
-  }
-  const pld::GaussianSegment segment{p.q(), p.sigma, p.K};
+  if (std::optional<PldRunResult> cached = findCached(key, options)) return *std::move(cached);
   PldRunResult result;
-  auto compute = [&](double interval, double from, double to) -> Result<pld::ComposedRun> {
-    return pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), interval, PldAccountant::kTruncation,
-                           true, controlFor(options, from, to));
-  };
-  Result<pld::ComposedRun> run = Status::invalidArgument("no run");
-  if (options.discretisation) {
-    run = compute(*options.discretisation, 0.0, 1.0);
-    if (!run) return run.status();
-    result.achievedWidth = relativeWidth(*run, p.delta);
-  } else {
-    // Widths shrink about as Δ²: from a coarse run, aim below the target, then halve until met.
-    double interval = initialInterval(p);
-    run = compute(interval, 0.0, 0.25);
-    if (!run) return run.status();
-    double width = relativeWidth(*run, p.delta);
-    double progress = 0.25;
-    while (width > options.accuracy && result.refinements < 6) {
-      const double ratio = std::isfinite(width) ? std::sqrt(options.accuracy / width) * 0.8 : 0.25;
-      const double next = interval * std::clamp(ratio, 0.05, 0.5);
-      if (static_cast<double>(run->info.windowPoints) * interval / next > kMaxWindowPoints) break;
-      interval = next;
-      const double span = (1.0 - progress) / 2.0;
-      Result<pld::ComposedRun> finer = compute(interval, progress, progress + span);
-      progress += span;
-      // A finer grid that would not fit in memory leaves the coarser bracket standing: it is
-      // still a valid bracket, and its width is reported next to the requested one.
-      if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
-      if (!finer) break;
-      run = std::move(finer);
-      width = relativeWidth(*run, p.delta);
-      ++result.refinements;
-    }
-    result.achievedWidth = width;
-  }
-  for (pld::DiscretePld* d : {&run->remove[0], &run->remove[1], &run->add[0], &run->add[1]}) d->dropNegativeLosses();
-  result.run = std::make_shared<const pld::ComposedRun>(std::move(*run));
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, options.discretisation ? fixedGridRun(p, options, result)
+                                                                    : automaticGridRun(p, options, result));
+  for (pld::DiscretePld* d : {&run.remove[0], &run.remove[1], &run.add[0], &run.add[1]}) d->dropNegativeLosses();
+  result.run = std::make_shared<const pld::ComposedRun>(std::move(run));
   if (options.progress) options.progress(1.0);
-  std::lock_guard lock(cache().mutex);
-  auto& entries = cache().entries;
-  entries.emplace_front(key, result);
-  while (entries.size() > 3) entries.pop_back();
+  storeInCache(key, result);
   return result;
 }
 
@@ -165,27 +183,24 @@ Result<std::vector<NativeValue>> PldAccountant::native(const Params& params) con
 }
 
 Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
-  Result<PldRunResult> r = pldRun(params, options.exact);
-  if (!r) return r.status();
-  Result<double> upper = r->run->epsilonUpper(params.delta);
-  if (!upper) return upper.status();
-  Result<double> lower = r->run->epsilonLower(params.delta);
-  if (!lower) return lower.status();
+  DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
+  DPX_ASSIGN_OR_RETURN(const double upper, r.run->epsilonUpper(params.delta));
+  DPX_ASSIGN_OR_RETURN(const double lower, r.run->epsilonLower(params.delta));
   EpsilonResult e;
-  e.epsilon = *upper;
+  e.epsilon = upper;
   e.delta = params.delta;
   e.bound = BoundKind::kUpper;
-  e.epsilonUpper = *upper;
-  e.epsilonLower = std::min(*lower, *upper);
+  e.epsilonUpper = upper;
+  e.epsilonLower = std::min(lower, upper);
   e.native = {
-      {"epsilon_upper", "ε, pessimistic discretisation (upper bound)", *upper},
+      {"epsilon_upper", "ε, pessimistic discretisation (upper bound)", upper},
       {"epsilon_lower", "ε, optimistic discretisation (lower bound)", *e.epsilonLower},
-      {"discretisation", "loss grid Δ", r->run->interval},
-      {"relative_width", "bracket width (ε_upper − ε_lower)/ε_upper", r->achievedWidth},
+      {"discretisation", "loss grid Δ", r.run->interval},
+      {"relative_width", "bracket width (ε_upper − ε_lower)/ε_upper", r.achievedWidth},
       {"requested_width", "bracket width asked for (met when relative_width ≤ it)", options.exact.accuracy},
-      {"truncation", "tail mass truncated", r->run->tau},
-      {"window_points", "composed loss grid points", static_cast<double>(r->run->info.windowPoints)},
-      {"fft_size", "FFT length", static_cast<double>(r->run->info.fftSize)},
+      {"truncation", "tail mass truncated", r.run->tau},
+      {"window_points", "composed loss grid points", static_cast<double>(r.run->info.windowPoints)},
+      {"fft_size", "FFT length", static_cast<double>(r.run->info.fftSize)},
   };
   return e;
 }
@@ -194,9 +209,8 @@ Result<double> PldAccountant::delta(const Params& params, double epsilon, const 
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
-  Result<std::pair<double, double>> bracket = deltaBracket(params, epsilon, options);
-  if (!bracket) return bracket.status();
-  return bracket->first;
+  DPX_ASSIGN_OR_RETURN(const auto bracket, deltaBracket(params, epsilon, options));
+  return bracket.first;
 }
 
 Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& params, double epsilon,
@@ -204,10 +218,9 @@ Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& para
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
-  Result<PldRunResult> r = pldRun(params, options.exact);
-  if (!r) return r.status();
-  const double upper = r->run->deltaUpper(epsilon);
-  return std::pair{upper, std::min(upper, r->run->deltaLower(epsilon))};
+  DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
+  const double upper = r.run->deltaUpper(epsilon);
+  return std::pair{upper, std::min(upper, r.run->deltaLower(epsilon))};
 }
 
 namespace {
@@ -236,19 +249,17 @@ Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& run, bool pessimis
 Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
                                               const EpsilonOptions& options) const {
   DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
-  Result<PldRunResult> r = pldRun(params, options.exact);
-  if (!r) return r.status();
+  DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
   // δ(ε) here is the pessimistic profile, so the curve is a lower bound on the true one
   // (conservative).
-  return profileEnvelope(*r->run, true, typeOne);
+  return profileEnvelope(*r.run, true, typeOne);
 }
 
 Result<TradeoffCurve> PldAccountant::tradeoffOptimistic(const Params& params, std::span<const double> typeOne,
                                                         const EpsilonOptions& options) const {
   DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
-  Result<PldRunResult> r = pldRun(params, options.exact);
-  if (!r) return r.status();
-  return profileEnvelope(*r->run, false, typeOne);
+  DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
+  return profileEnvelope(*r.run, false, typeOne);
 }
 
 }  // namespace dpx::core::accounting

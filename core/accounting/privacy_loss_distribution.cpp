@@ -267,8 +267,14 @@ void DiscretePld::dropNegativeLosses() {
 
 namespace {
 
-Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, double interval, double tau,
-                                          const ComputeControl& control) {
+// The grid indices [lo, hi] (losses ℓ_i = iΔ) covering one step's losses between its τ-tails.
+struct StepGrid {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  std::size_t points() const { return static_cast<std::size_t>(hi - lo + 1); }
+};
+
+Result<StepGrid> stepGrid(const SubsampledGaussianPair& pair, double interval, double tau) {
   const double lossHi = std::min(pair.loss(pair.upperTail(tau)), pair.lossMax());
   const double lossLo = std::max(pair.loss(pair.lowerTail(tau)), pair.lossMin());
   const auto iHi = static_cast<std::int64_t>(std::ceil(lossHi / interval));
@@ -279,7 +285,14 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
                                    " points at discretisation " + formatNumber(interval) + " (at most " +
                                    std::to_string(kMaxStepGridPoints) + "): choose a coarser discretisation");
   }
-  const auto n = static_cast<std::size_t>(count);
+  return StepGrid{iLo, iHi};
+}
+
+Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, double interval, double tau,
+                                          const ComputeControl& control) {
+  DPX_ASSIGN_OR_RETURN(const StepGrid grid, stepGrid(pair, interval, tau));
+  const std::int64_t iLo = grid.lo;
+  const std::size_t n = grid.points();
   std::vector<double> d(n);
   std::atomic<bool> stop{false};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -307,31 +320,59 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   return DiscretePld(interval, iLo, std::move(w), d[n - 1]);
 }
 
+// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target`:
+// P[a,b) = e^g·Q[a,b), i.e. G(b) = (tailP − sfP(b)) − e^g(tailQ − sfQ(b)) = 0, with
+// G′(b) = p(b) − e^g q(b) > 0 past x(g). Every point of [a, x(g)) has loss < g, so G(x(g)) < 0;
+// the symmetric guess x(2g − ℓ(a)) is usually within a hair of the root. Newton, kept inside a
+// shrinking bracket; sfP and sfQ are those of the last b evaluated.
+struct BinEdge {
+  double b = 0.0;
+  double sfP = 0.0;
+  double sfQ = 0.0;
+};
+
+BinEdge binEdge(const SubsampledGaussianPair& pair, double a, double la, double target, double tailP, double tailQ) {
+  const double eg = std::exp(target);
+  double lo = pair.inverseLoss(target);
+  double hi = kInf;
+  const double guessLoss = std::min(2.0 * target - la, 0.5 * (target + pair.lossMax()));
+  double b = pair.inverseLoss(guessLoss);
+  if (!(b > lo) || !std::isfinite(b)) b = lo + (lo - a) + 1e-12;
+  double sfPb = 0.0;
+  double sfQb = 0.0;
+  for (int it = 0; it < 80; ++it) {
+    sfPb = pair.sfP(b);
+    sfQb = pair.sfQ(b);
+    const double value = (tailP - sfPb) - eg * (tailQ - sfQb);
+    if (value > 0.0) {
+      hi = b;
+    } else {
+      lo = b;
+    }
+    const double slope = pair.pdfP(b) - eg * pair.pdfQ(b);
+    double next = slope > 0.0 ? b - value / slope : kInf;
+    if (!(next > lo && next < hi)) next = std::isfinite(hi) ? 0.5 * (lo + hi) : lo + 2.0 * (lo - a) + 1e-12;
+    const double scale = std::max(1.0, std::fabs(b));
+    if (std::fabs(next - b) <= 1e-12 * scale || (std::isfinite(hi) && hi - lo <= 1e-12 * scale)) break;
+    b = next;
+  }
+  return {b, sfPb, sfQb};
+}
+
 Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, double interval, double tau,
                                          const ComputeControl& control) {
-  const double xHi = pair.upperTail(tau);
-  const double xLo = pair.lowerTail(tau);
-  const double lossHi = std::min(pair.loss(xHi), pair.lossMax());
-  const double lossLo = std::max(pair.loss(xLo), pair.lossMin());
-  const auto iHi = static_cast<std::int64_t>(std::ceil(lossHi / interval));
-  const auto iLo = static_cast<std::int64_t>(std::floor(lossLo / interval));
-  const std::int64_t count = iHi - iLo + 1;
-  if (count < 2 || count > kMaxStepGridPoints) {
-    return Status::invalidArgument("the loss grid of one step would need " + std::to_string(count) +
-                                   " points at discretisation " + formatNumber(interval) + " (at most " +
-                                   std::to_string(kMaxStepGridPoints) + "): choose a coarser discretisation");
-  }
-  std::vector<double> w(static_cast<std::size_t>(count), 0.0);
+  DPX_ASSIGN_OR_RETURN(const StepGrid grid, stepGrid(pair, interval, tau));
+  std::vector<double> w(grid.points(), 0.0);
   auto slot = [&](std::int64_t index) -> double& {
-    return w[static_cast<std::size_t>(std::clamp(index, iLo, iHi) - iLo)];
+    return w[static_cast<std::size_t>(std::clamp(index, grid.lo, grid.hi) - grid.lo)];
   };
   double slack = 0.0;  // mass placed above its true loss (only at the truncated bottom)
 
   // Bottom bin (−∞, a): its aggregate loss may lie below the grid; placing it at ε_lo can only
   // raise losses, so its mass is charged as slack.
-  double a = xLo;
+  double a = pair.lowerTail(tau);
   const double bottom = pair.cdfP(a);
-  slot(iLo) += bottom;
+  slot(grid.lo) += bottom;
   slack += bottom;
 
   // Tail masses beyond the current left edge a, kept from one bin to the next: a bin costs two
@@ -350,43 +391,16 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     if (!(tailLoss > target) || target >= pair.lossMax()) {
       const double l = std::min(tailLoss, pair.lossMax());
       slot(static_cast<std::int64_t>(std::floor(l / interval))) += tailP;
-      tailP = 0.0;
       break;
     }
-    // Solve P[a,b) = e^g·Q[a,b), i.e. G(b) = (tailP − sfP(b)) − e^g(tailQ − sfQ(b)) = 0, with
-    // G′(b) = p(b) − e^g q(b) > 0 past x(g). Every point of [a, x(g)) has loss < g, so
-    // G(x(g)) < 0; the symmetric guess x(2g − ℓ(a)) is usually within a hair of the root.
-    const double eg = std::exp(target);
-    double lo = pair.inverseLoss(target);
-    double hi = kInf;
-    const double guessLoss = std::min(2.0 * target - la, 0.5 * (target + pair.lossMax()));
-    double b = pair.inverseLoss(guessLoss);
-    if (!(b > lo) || !std::isfinite(b)) b = lo + (lo - a) + 1e-12;
-    double sfPb = 0.0;
-    double sfQb = 0.0;
-    for (int it = 0; it < 80; ++it) {
-      sfPb = pair.sfP(b);
-      sfQb = pair.sfQ(b);
-      const double value = (tailP - sfPb) - eg * (tailQ - sfQb);
-      if (value > 0.0) {
-        hi = b;
-      } else {
-        lo = b;
-      }
-      const double slope = pair.pdfP(b) - eg * pair.pdfQ(b);
-      double next = slope > 0.0 ? b - value / slope : kInf;
-      if (!(next > lo && next < hi)) next = std::isfinite(hi) ? 0.5 * (lo + hi) : lo + 2.0 * (lo - a) + 1e-12;
-      const double scale = std::max(1.0, std::fabs(b));
-      if (std::fabs(next - b) <= 1e-12 * scale || (std::isfinite(hi) && hi - lo <= 1e-12 * scale)) break;
-      b = next;
-    }
-    slot(g) += std::max(0.0, tailP - sfPb);
-    a = b;
-    tailP = sfPb;
-    tailQ = sfQb;
+    const BinEdge edge = binEdge(pair, a, la, target, tailP, tailQ);
+    slot(g) += std::max(0.0, tailP - edge.sfP);
+    a = edge.b;
+    tailP = edge.sfP;
+    tailQ = edge.sfQ;
   }
   // The sliver above the truncation point (P-mass ≤ τ) is dropped: as if its loss were −∞.
-  return DiscretePld(interval, iLo, std::move(w), 0.0, slack);
+  return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack);
 }
 
 }  // namespace
@@ -502,98 +516,151 @@ double chernoffThreshold(const std::vector<MomentBound>& bounds, std::span<const
   return upper ? bestF : -bestF;
 }
 
-}  // namespace
-
-Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
-                            const ComputeControl& control, CompositionInfo* info) {
-  if (segments.empty()) return Status::invalidArgument("nothing to compose");
-  const double interval = segments.front().pld->interval();
+// The range of the composed losses in grid steps, and log Π(1 − ω_∞)^{c}: the log of the
+// probability that no step's loss is infinite.
+struct CompositionRange {
+  double interval = 0.0;
   std::int64_t minIndex = 0;
   std::int64_t maxIndex = 0;
-  double logFinite = 0.0;  // log Π(1 − ω_∞)^{c}
+  double logFinite = 0.0;
+};
+
+Result<CompositionRange> compositionRange(std::span<const Segment> segments) {
+  if (segments.empty()) return Status::invalidArgument("nothing to compose");
+  CompositionRange range;
+  range.interval = segments.front().pld->interval();
   for (const Segment& s : segments) {
     if (s.count < 1) return Status::invalidArgument("a composition segment needs count ≥ 1");
-    if (s.pld->interval() != interval) return Status::invalidArgument("segments differ in discretisation");
-    minIndex += s.count * s.pld->firstIndex();
-    maxIndex += s.count * (s.pld->firstIndex() + static_cast<std::int64_t>(s.pld->masses().size()) - 1);
-    logFinite += static_cast<double>(s.count) * std::log1p(-std::min(s.pld->infinityMass(), 1.0 - 1e-16));
+    if (s.pld->interval() != range.interval) return Status::invalidArgument("segments differ in discretisation");
+    range.minIndex += s.count * s.pld->firstIndex();
+    range.maxIndex += s.count * (s.pld->firstIndex() + static_cast<std::int64_t>(s.pld->masses().size()) - 1);
+    range.logFinite += static_cast<double>(s.count) * std::log1p(-std::min(s.pld->infinityMass(), 1.0 - 1e-16));
   }
+  return range;
+}
+
+// Grid indices [lo, hi] of the composed losses that are kept.
+struct LossWindow {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  std::int64_t points() const { return hi - lo + 1; }
+};
+
+// The window holding all but τ/2 of the composed finite mass on each side.
+LossWindow composedWindow(std::span<const Segment> segments, const CompositionRange& range, double tau) {
   std::vector<MomentBound> bounds;
   for (const Segment& s : segments) bounds.emplace_back(*s.pld);
-  // Window holding all but τ/2 of the composed finite mass on each side.
   const double tHi = chernoffThreshold(bounds, segments, tau / 2, true);
   const double tLo = chernoffThreshold(bounds, segments, tau / 2, false);
-  std::int64_t wHi = std::isfinite(tHi) ? static_cast<std::int64_t>(std::ceil(tHi / interval)) : maxIndex;
-  std::int64_t wLo = std::isfinite(tLo) ? static_cast<std::int64_t>(std::floor(tLo / interval)) : minIndex;
-  wHi = std::min(wHi, maxIndex);
-  wLo = std::max(wLo, minIndex);
+  std::int64_t wHi = std::isfinite(tHi) ? static_cast<std::int64_t>(std::ceil(tHi / range.interval)) : range.maxIndex;
+  std::int64_t wLo = std::isfinite(tLo) ? static_cast<std::int64_t>(std::floor(tLo / range.interval)) : range.minIndex;
+  wHi = std::min(wHi, range.maxIndex);
+  wLo = std::max(wLo, range.minIndex);
   if (wHi < wLo) wHi = wLo;
-  const std::int64_t windowPoints = wHi - wLo + 1;
+  return {wLo, wHi};
+}
+
+// The transform size: smooth, and large enough for the window and for every step's grid.
+Result<std::size_t> transformSize(std::span<const Segment> segments, const LossWindow& window, double interval) {
   std::size_t baseMax = 0;
   for (const Segment& s : segments) baseMax = std::max(baseMax, s.pld->masses().size());
-  if (windowPoints > kMaxComposedWindowPoints) {
-    return Status::invalidArgument("the composed loss window needs " + std::to_string(windowPoints) +
+  if (window.points() > kMaxComposedWindowPoints) {
+    return Status::invalidArgument("the composed loss window needs " + std::to_string(window.points()) +
                                    " grid points at discretisation " + formatNumber(interval) +
                                    ": choose a coarser discretisation");
   }
-  const std::size_t n = smoothSize(std::max<std::size_t>(static_cast<std::size_t>(windowPoints), baseMax));
-  if (control.cancelled()) return cancelledStatus();
+  return smoothSize(std::max<std::size_t>(static_cast<std::size_t>(window.points()), baseMax));
+}
 
+// A real-to-half-spectrum transform of size n. Plans are kept per thread and size: recomputing a
+// run after a slider move, or the other direction of the same run, often needs the same size,
+// and planning costs a transform.
+Eigen::FFT<double>& halfSpectrumTransform(std::size_t n) {
   initialiseFftw();
   fftw_plan_with_nthreads(n >= (1u << 16) ? 2 : 1);
-  // Plans are kept per thread and size: recomputing a run after a slider move, or the other
-  // direction of the same run, often needs the same size, and planning costs a transform.
   thread_local std::map<std::size_t, Eigen::FFT<double>> transforms;
   if (transforms.size() > 8) transforms.clear();
   Eigen::FFT<double>& fft = transforms[n];
   fft.SetFlag(Eigen::FFT<double>::HalfSpectrum);
-  const std::size_t half = n / 2 + 1;
-  std::vector<std::complex<double>> product(half, std::complex<double>(1.0, 0.0));
-  std::vector<double> buffer(n);
-  std::vector<std::complex<double>> spectrum;
+  return fft;
+}
+
+// product[k] ·= spectrum[k]^count for every frequency k, in parallel.
+void multiplyByPower(std::vector<std::complex<double>>& product, const std::vector<std::complex<double>>& spectrum,
+                     std::int64_t count) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, product.size(), 8192),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                        double re = spectrum[k].real();
+                        double im = spectrum[k].imag();
+                        const double norm2 = re * re + im * im;
+                        // |z|^c below 1e−300 contributes nothing a double can hold: most high
+                        // frequencies of a many-step composition.
+                        if (0.5 * static_cast<double>(count) * std::log(norm2) < -690.0) {
+                          product[k] = 0.0;
+                          continue;
+                        }
+                        complexPower(re, im, count);
+                        const double pr = product[k].real();
+                        const double pi = product[k].imag();
+                        product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
+                      }
+                    });
+}
+
+// The composition modulo n: absolute index k sits at position (k − offset) mod n of masses.
+struct CircularComposition {
+  std::vector<double> masses;
   std::int64_t offset = 0;
+};
+
+Result<CircularComposition> composeCircular(std::span<const Segment> segments, std::size_t n,
+                                            const ComputeControl& control) {
+  Eigen::FFT<double>& fft = halfSpectrumTransform(n);
+  std::vector<std::complex<double>> product(n / 2 + 1, std::complex<double>(1.0, 0.0));
+  CircularComposition out;
+  out.masses.resize(n);
+  std::vector<std::complex<double>> spectrum;
   for (std::size_t si = 0; si < segments.size(); ++si) {
     const Segment& s = segments[si];
-    std::fill(buffer.begin(), buffer.end(), 0.0);
+    std::fill(out.masses.begin(), out.masses.end(), 0.0);
     const auto& m = s.pld->masses();
-    for (std::size_t i = 0; i < m.size(); ++i) buffer[i % n] += m[i];
-    offset += s.count * s.pld->firstIndex();
-    fft.fwd(spectrum, buffer);
+    for (std::size_t i = 0; i < m.size(); ++i) out.masses[i % n] += m[i];
+    out.offset += s.count * s.pld->firstIndex();
+    fft.fwd(spectrum, out.masses);
     if (control.cancelled()) return cancelledStatus();
-    const std::int64_t count = s.count;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, half, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t k = r.begin(); k != r.end(); ++k) {
-        double re = spectrum[k].real();
-        double im = spectrum[k].imag();
-        const double norm2 = re * re + im * im;
-        // |z|^c below 1e−300 contributes nothing a double can hold: most high frequencies
-        // of a many-step composition.
-        if (0.5 * static_cast<double>(count) * std::log(norm2) < -690.0) {
-          product[k] = 0.0;
-          continue;
-        }
-        complexPower(re, im, count);
-        const double pr = product[k].real();
-        const double pi = product[k].imag();
-        product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
-      }
-    });
+    multiplyByPower(product, spectrum, s.count);
     control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
     if (control.cancelled()) return cancelledStatus();
   }
-  fft.inv(buffer, product, static_cast<Eigen::Index>(n));
+  fft.inv(out.masses, product, static_cast<Eigen::Index>(n));
   if (control.cancelled()) return cancelledStatus();
+  return out;
+}
 
-  // Read the window back: absolute index k sits at position (k − offset) mod n.
-  std::vector<double> masses(static_cast<std::size_t>(windowPoints));
-  const auto nn = static_cast<std::int64_t>(n);
-  for (std::int64_t k = wLo; k <= wHi; ++k) {
-    std::int64_t pos = (k - offset) % nn;
+std::vector<double> readWindow(const CircularComposition& circular, const LossWindow& window) {
+  std::vector<double> masses(static_cast<std::size_t>(window.points()));
+  const auto nn = static_cast<std::int64_t>(circular.masses.size());
+  for (std::int64_t k = window.lo; k <= window.hi; ++k) {
+    std::int64_t pos = (k - circular.offset) % nn;
     if (pos < 0) pos += nn;
     // FFT round-off leaves ±1e−17·(largest mass) where the true mass is 0.
-    masses[static_cast<std::size_t>(k - wLo)] = std::max(0.0, buffer[static_cast<std::size_t>(pos)]);
+    masses[static_cast<std::size_t>(k - window.lo)] = std::max(0.0, circular.masses[static_cast<std::size_t>(pos)]);
   }
-  double infinity = -std::expm1(logFinite);
+  return masses;
+}
+
+}  // namespace
+
+Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
+                            const ComputeControl& control, CompositionInfo* info) {
+  DPX_ASSIGN_OR_RETURN(const CompositionRange range, compositionRange(segments));
+  const LossWindow window = composedWindow(segments, range, tau);
+  DPX_ASSIGN_OR_RETURN(const std::size_t n, transformSize(segments, window, range.interval));
+  if (control.cancelled()) return cancelledStatus();
+  DPX_ASSIGN_OR_RETURN(const CircularComposition circular, composeCircular(segments, n, control));
+  std::vector<double> masses = readWindow(circular, window);
+  double infinity = -std::expm1(range.logFinite);
   double slack = 0.0;
   if (estimate == Estimate::kPessimistic) {
     infinity += tau / 2;  // finite mass above the window, counted at +∞
@@ -605,11 +672,11 @@ Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate
   }
   if (info) {
     info->fftSize = n;
-    info->windowPoints = static_cast<std::size_t>(windowPoints);
+    info->windowPoints = static_cast<std::size_t>(window.points());
     info->truncatedMass = tau;
   }
   control.report(1.0);
-  return DiscretePld(interval, wLo, std::move(masses), std::min(1.0, infinity), slack);
+  return DiscretePld(range.interval, window.lo, std::move(masses), std::min(1.0, infinity), slack);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -624,19 +691,15 @@ double ComposedRun::deltaLower(double epsilon) const {
 }
 
 Result<double> ComposedRun::epsilonUpper(double delta) const {
-  Result<double> r = remove[0].epsilon(delta);
-  if (!r) return r;
-  Result<double> a = add[0].epsilon(delta);
-  if (!a) return a;
-  return std::max(*r, *a);
+  DPX_ASSIGN_OR_RETURN(const double r, remove[0].epsilon(delta));
+  DPX_ASSIGN_OR_RETURN(const double a, add[0].epsilon(delta));
+  return std::max(r, a);
 }
 
 Result<double> ComposedRun::epsilonLower(double delta) const {
-  Result<double> r = remove[1].epsilon(delta);
-  if (!r) return r;
-  Result<double> a = add[1].epsilon(delta);
-  if (!a) return a;
-  return std::max(*r, *a);
+  DPX_ASSIGN_OR_RETURN(const double r, remove[1].epsilon(delta));
+  DPX_ASSIGN_OR_RETURN(const double a, add[1].epsilon(delta));
+  return std::max(r, a);
 }
 
 Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
@@ -662,20 +725,18 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
       std::vector<DiscretePld> bases;
       bases.reserve(segments.size());
       for (const GaussianSegment& s : segments) {
-        Result<DiscretePld> base = discretise(SubsampledGaussianPair(s.q, s.sigma, direction), interval, estimate,
-                                              tau / static_cast<double>(4 * s.count), control);
-        if (!base) return base.status();
-        bases.push_back(std::move(*base));
+        DPX_ASSIGN_OR_RETURN(DiscretePld base, discretise(SubsampledGaussianPair(s.q, s.sigma, direction), interval,
+                                                          estimate, tau / static_cast<double>(4 * s.count), control));
+        bases.push_back(std::move(base));
       }
       std::vector<Segment> parts;
       for (std::size_t i = 0; i < segments.size(); ++i) parts.push_back({&bases[i], segments[i].count});
       ComputeControl sub = control;
       sub.progress = [&](double f) { control.report((done + f) / jobs); };
       CompositionInfo info;
-      Result<DiscretePld> composed = compose(parts, estimate, tau, sub, &info);
-      if (!composed) return composed.status();
+      DPX_ASSIGN_OR_RETURN(DiscretePld composed, compose(parts, estimate, tau, sub, &info));
       if (direction == Direction::kRemove && e == 0) run.info = info;
-      (direction == Direction::kRemove ? run.remove : run.add)[e] = std::move(*composed);
+      (direction == Direction::kRemove ? run.remove : run.add)[e] = std::move(composed);
       ++done;
     }
   }

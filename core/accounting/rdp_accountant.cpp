@@ -44,9 +44,8 @@ Result<std::vector<NativeValue>> RdpAccountant::native(const Params& params) con
 }
 
 Result<double> RdpAccountant::totalRdp(const Params& params, double alpha, std::string_view) const {
-  Result<double> perStep = subsampledGaussianRdpCached(params.q(), params.sigma, alpha);
-  if (!perStep) return perStep;
-  return *perStep * static_cast<double>(params.K);
+  DPX_ASSIGN_OR_RETURN(const double perStep, subsampledGaussianRdpCached(params.q(), params.sigma, alpha));
+  return perStep * static_cast<double>(params.K);
 }
 
 }  // namespace dpx::core::accounting

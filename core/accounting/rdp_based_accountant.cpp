@@ -17,9 +17,8 @@ Status RdpBasedAccountant::validateQuery(const Params& params, std::string_view 
 Result<double> RdpBasedAccountant::rdp(const Params& params, double alpha, std::string_view variant) const {
   DPX_RETURN_IF_ERROR(validateQuery(params, variant));
   DPX_RETURN_IF_ERROR(normalizeOrders({alpha}));
-  Result<double> value = totalRdp(params, alpha, variant);
-  if (!value) return value.status();
-  if (!isReportable(*value)) return finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha));
+  DPX_ASSIGN_OR_RETURN(double value, totalRdp(params, alpha, variant));
+  if (!isReportable(value)) return finiteOrStatus(value, "ε_α at α = " + formatNumber(alpha));
   return value;
 }
 
@@ -29,10 +28,9 @@ Result<std::vector<double>> RdpBasedAccountant::rdpProfile(const Params& params,
   std::vector<double> values;
   values.reserve(orders.size());
   for (double alpha : orders) {
-    Result<double> value = totalRdp(params, alpha, variant);
-    if (!value) return value.status();
-    if (!isReportable(*value)) return finiteOrStatus(*value, "ε_α at α = " + formatNumber(alpha)).status();
-    values.push_back(*value);
+    DPX_ASSIGN_OR_RETURN(const double value, totalRdp(params, alpha, variant));
+    if (!isReportable(value)) return finiteOrStatus(value, "ε_α at α = " + formatNumber(alpha)).status();
+    values.push_back(value);
   }
   return values;
 }
@@ -41,25 +39,22 @@ Result<EpsilonResult> RdpBasedAccountant::epsilonOverOrders(const Params& params
                                                             const std::function<Result<double>(std::size_t)>& rdpAt,
                                                             const EpsilonOptions& options,
                                                             std::optional<double> alphaHint) const {
-  Result<OrderOptimum> best =
-      minimizeOverOrders(orders, rdpAt, params.delta, options.conversion, rdpMonotoneInOrder(), alphaHint);
-  if (!best) return best.status();
-  Result<double> eps = finiteOrStatus(best->epsilon, "ε");
-  if (!eps) return eps.status();
+  DPX_ASSIGN_OR_RETURN(const OrderOptimum best, minimizeOverOrders(orders, rdpAt, params.delta, options.conversion,
+                                                                   rdpMonotoneInOrder(), alphaHint));
+  DPX_ASSIGN_OR_RETURN(const double eps, finiteOrStatus(best.epsilon, "ε"));
   EpsilonResult result;
-  result.epsilon = *eps;
+  result.epsilon = eps;
   result.delta = params.delta;
   result.bound = boundKind();
-  result.alpha = best->alpha;
+  result.alpha = best.alpha;
   result.conversion = options.conversion;
   return result;
 }
 
 Result<EpsilonResult> RdpBasedAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
   DPX_RETURN_IF_ERROR(validateQuery(params, options.variant));
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  const std::span<const double> orders = grid->orders();
+  DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
+  const std::span<const double> orders = grid.orders();
   auto rdpAt = [&](std::size_t i) -> Result<double> {
     Result<double> value = totalRdp(params, orders[i], options.variant);
     if (!value || isReportable(*value)) return value;
@@ -95,9 +90,8 @@ std::vector<Result<EpsilonResult>> RdpBasedAccountant::epsilonAlongSteps(std::sp
       if (std::isnan(perStep[i])) {
         Params oneStep = p;
         oneStep.K = 1;
-        Result<double> value = totalRdp(oneStep, orders[i], options.variant);
-        if (!value) return value;
-        perStep[i] = *value;
+        DPX_ASSIGN_OR_RETURN(const double value, totalRdp(oneStep, orders[i], options.variant));
+        perStep[i] = value;
       }
       const double value = perStep[i] * static_cast<double>(p.K);
       if (isReportable(value)) return value;
@@ -113,24 +107,20 @@ Result<double> RdpBasedAccountant::delta(const Params& params, double epsilon, c
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  Result<std::vector<double>> profile = rdpProfile(params, grid->orders(), options.variant);
-  if (!profile) return profile.status();
-  return deltaOverOrders(grid->orders(), *profile, epsilon, options.conversion);
+  DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
+  DPX_ASSIGN_OR_RETURN(const std::vector<double> profile, rdpProfile(params, grid.orders(), options.variant));
+  return deltaOverOrders(grid.orders(), profile, epsilon, options.conversion);
 }
 
 Result<TradeoffCurve> RdpBasedAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
                                                    const EpsilonOptions& options) const {
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  Result<std::vector<double>> profile = rdpProfile(params, grid->orders(), options.variant);
-  if (!profile) return profile.status();
+  DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
+  DPX_ASSIGN_OR_RETURN(const std::vector<double> profile, rdpProfile(params, grid.orders(), options.variant));
   auto epsilonAt = [&](double delta) -> Result<double> {
-    auto rdpAt = [&](std::size_t i) -> Result<double> { return (*profile)[i]; };
-    Result<OrderOptimum> best = minimizeOverOrders(grid->orders(), rdpAt, delta, options.conversion, false);
-    if (!best) return best.status();
-    return best->epsilon;
+    auto rdpAt = [&](std::size_t i) -> Result<double> { return profile[i]; };
+    DPX_ASSIGN_OR_RETURN(const OrderOptimum best,
+                         minimizeOverOrders(grid.orders(), rdpAt, delta, options.conversion, false));
+    return best.epsilon;
   };
   return tradeoffEnvelope(epsilonAt, typeOne);
 }

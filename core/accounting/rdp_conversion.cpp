@@ -59,10 +59,10 @@ Result<std::vector<double>> normalizeOrders(std::vector<double> orders) {
 
 Result<OrderGrid> ordersFor(const EpsilonOptions& options) {
   if (options.fixedAlpha || !options.orders.empty()) {
-    Result<std::vector<double>> custom =
-        normalizeOrders(options.fixedAlpha ? std::vector<double>{*options.fixedAlpha} : options.orders);
-    if (!custom) return custom.status();
-    return OrderGrid(std::move(*custom));
+    DPX_ASSIGN_OR_RETURN(
+        std::vector<double> custom,
+        normalizeOrders(options.fixedAlpha ? std::vector<double>{*options.fixedAlpha} : options.orders));
+    return OrderGrid(std::move(custom));
   }
   return OrderGrid();
 }

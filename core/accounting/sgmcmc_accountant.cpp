@@ -197,37 +197,27 @@ HeadMemo& headMemo() {
   return memo;
 }
 
-}  // namespace
-
-double sgmcmcNoiseMultiplier(const Params& p, double eta) {
-  return static_cast<double>(p.m) / (p.L * std::sqrt(eta * static_cast<double>(p.n)));
-}
-
-Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool decreasing, double alpha) {
-  if (!decreasing) {
-    Result<double> perStep = subsampledGaussianRdpCached(q, sigma1, alpha);
-    if (!perStep) return perStep;
-    return *perStep * static_cast<double>(steps);
-  }
-  const double logSigma1 = std::log(sigma1);
-  const std::int64_t headSteps = std::min(steps, kExactHead);
+// Σ of the exact per-step RDP of steps 1…headSteps (σ_t = σ₁t^{1/6}), from the memo where known.
+Result<double> exactHeadRdp(double q, double sigma1, double alpha, std::int64_t headSteps) {
   HeadMemo::Head head;
   const std::int64_t known = headMemo().lookup(q, sigma1, alpha, head);
   for (std::int64_t t = known + 1; t <= headSteps; ++t) {
-    Result<double> perStep = subsampledGaussianRdp(q, sigma1 * std::pow(static_cast<double>(t), 1.0 / 6.0), alpha);
-    if (!perStep) return perStep;
-    head[static_cast<std::size_t>(t - 1)] = *perStep;
+    DPX_ASSIGN_OR_RETURN(head[static_cast<std::size_t>(t - 1)],
+                         subsampledGaussianRdp(q, sigma1 * std::pow(static_cast<double>(t), 1.0 / 6.0), alpha));
   }
   if (headSteps > known) headMemo().store(q, sigma1, alpha, head, headSteps);
   double total = 0.0;
   for (std::int64_t t = 1; t <= headSteps; ++t) total += head[static_cast<std::size_t>(t - 1)];
-  std::int64_t t = headSteps + 1;
-  if (t > steps) return total;
-  // The cells the tail occupies, with their step counts; then their per-step RDP, from the memo
-  // where known. Per thread and reused: a profile asks for this hundreds of times.
-  thread_local std::vector<std::pair<std::int64_t, std::int64_t>> cells;  // (lattice index j, steps in it)
-  thread_local std::vector<double> values;
+  return total;
+}
+
+// The lattice cells that steps first…steps occupy, as (lattice index j, steps in it). Per thread
+// and reused: a profile asks for this hundreds of times.
+const std::vector<std::pair<std::int64_t, std::int64_t>>& latticeCells(double logSigma1, std::int64_t first,
+                                                                       std::int64_t steps) {
+  thread_local std::vector<std::pair<std::int64_t, std::int64_t>> cells;
   cells.clear();
+  std::int64_t t = first;
   while (t <= steps) {
     const std::int64_t j = latticeIndex(logSigma1, t);
     // Last step of this lattice cell: σ₁ t^{1/6} < e^{(j+1)h} ⇔ t < e^{6((j+1)h − log σ₁)}.
@@ -239,6 +229,14 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
     cells.emplace_back(j, last - t + 1);
     t = last + 1;
   }
+  return cells;
+}
+
+// total + Σ over the cells of (steps in the cell) × the per-step RDP at the cell's σ, from the
+// memo where known; what was computed is memoised, even when a later cell fails.
+Result<double> addLatticeRdp(double q, double alpha, const std::vector<std::pair<std::int64_t, std::int64_t>>& cells,
+                             double total) {
+  thread_local std::vector<double> values;
   const std::int64_t first = cells.front().first;  // the indices increase along the run
   values.resize(static_cast<std::size_t>(cells.back().first - first + 1));
   latticeMemo().lookup(q, alpha, first, values);
@@ -259,6 +257,24 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
   }
   if (computed) latticeMemo().store(q, alpha, first, values);
   return total;
+}
+
+}  // namespace
+
+double sgmcmcNoiseMultiplier(const Params& p, double eta) {
+  return static_cast<double>(p.m) / (p.L * std::sqrt(eta * static_cast<double>(p.n)));
+}
+
+Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool decreasing, double alpha) {
+  if (!decreasing) {
+    DPX_ASSIGN_OR_RETURN(const double perStep, subsampledGaussianRdpCached(q, sigma1, alpha));
+    return perStep * static_cast<double>(steps);
+  }
+  // The first steps exactly; the tail over the lattice of σ values, each step's σ rounded down.
+  const std::int64_t headSteps = std::min(steps, kExactHead);
+  DPX_ASSIGN_OR_RETURN(const double head, exactHeadRdp(q, sigma1, alpha, headSteps));
+  if (headSteps + 1 > steps) return head;
+  return addLatticeRdp(q, alpha, latticeCells(std::log(sigma1), headSteps + 1, steps), head);
 }
 
 SgmcmcAccountant::SgmcmcAccountant()

@@ -20,16 +20,15 @@ constexpr double kSigmaHi = 1e5;
 
 Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasing, const EpsilonOptions& options,
                                    std::optional<double> hint = {}) {
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  const std::span<const double> orders = grid->orders();
+  DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
+  const std::span<const double> orders = grid.orders();
   auto rdpAt = [&](std::size_t i) { return sgmcmcTotalRdp(p.q(), sigma1, p.K, decreasing, orders[i]); };
-  Result<OrderOptimum> best = minimizeOverOrders(orders, rdpAt, p.delta, options.conversion, true, hint);
-  if (!best) return best.status();
+  DPX_ASSIGN_OR_RETURN(const OrderOptimum best,
+                       minimizeOverOrders(orders, rdpAt, p.delta, options.conversion, true, hint));
   EpsilonResult r;
-  r.epsilon = best->epsilon;
+  r.epsilon = best.epsilon;
   r.delta = p.delta;
-  r.alpha = best->alpha;
+  r.alpha = best.alpha;
   r.conversion = options.conversion;
   return r;
 }
@@ -116,12 +115,11 @@ Result<StepSizeAnalysis> analyzeStepSize(const Params& p, double target, const E
     return Status::invalidArgument("target-epsilon = " + formatNumber(target) +
                                    " is out of range: the target ε must be > 0");
   }
-  Result<ExactBounds> exact = exactBounds(p, target, options);
-  if (!exact) return exact.status();
+  DPX_ASSIGN_OR_RETURN(const ExactBounds exact, exactBounds(p, target, options));
   StepSizeAnalysis a{};
   a.targetEpsilon = target;
-  a.sigmaFixed = exact->sigmaFixed;
-  a.sigmaDecreasing1 = exact->sigmaDecreasing;
+  a.sigmaFixed = exact.sigmaFixed;
+  a.sigmaDecreasing1 = exact.sigmaDecreasing;
   a.exactFixed = etaForSigma(p, a.sigmaFixed);
   a.exactDecreasingEta1 = etaForSigma(p, a.sigmaDecreasing1);
   a.c = liConstantFixed(p, target, a.sigmaFixed);
@@ -152,11 +150,10 @@ Result<SgmcmcExactSteps> sgmcmcExactSteps(const Params& p, double target, const 
     return Status::invalidArgument("target-epsilon = " + formatNumber(target) +
                                    " is out of range: the target ε must be > 0");
   }
-  Result<ExactBounds> exact = exactBounds(p, target, options);
-  if (!exact) return exact.status();
+  DPX_ASSIGN_OR_RETURN(const ExactBounds exact, exactBounds(p, target, options));
   if (options.exact.cancel && options.exact.cancel->load()) return Status::cancelled();
-  return SgmcmcExactSteps{etaForSigma(p, exact->sigmaFixed), etaForSigma(p, exact->sigmaDecreasing), exact->sigmaFixed,
-                          exact->sigmaDecreasing};
+  return SgmcmcExactSteps{etaForSigma(p, exact.sigmaFixed), etaForSigma(p, exact.sigmaDecreasing), exact.sigmaFixed,
+                          exact.sigmaDecreasing};
 }
 
 double liFixedStepSize(const Params& p, double eps, double c) {
@@ -278,6 +275,28 @@ struct EtaSegment {
   EtaBoundKind upperKind;
 };
 
+// The scan's η grid: kEtaPointsPerDecade log-spaced points over [lo, hi], both ends exact.
+std::vector<double> etaGrid(double lo, double hi) {
+  const int points = static_cast<int>(std::ceil(std::log10(hi / lo) * kEtaPointsPerDecade)) + 1;
+  std::vector<double> grid(static_cast<std::size_t>(points));
+  for (int i = 0; i < points; ++i) grid[i] = i == points - 1 ? hi : lo * std::pow(hi / lo, double(i) / (points - 1));
+  grid.front() = lo;
+  return grid;
+}
+
+// The words for why an end of a feasible interval is where it is.
+std::string boundText(const EtaBound& b) {
+  switch (b.kind) {
+    case EtaBoundKind::kKnobRange:
+      return std::string("the end of the η range");
+    case EtaBoundKind::kAssumption:
+      return std::string("the analysis' step-size limit");
+    case EtaBoundKind::kTarget:
+      return std::string("the target");
+  }
+  return std::string();
+}
+
 class EtaScanner {
  public:
   EtaScanner(const Accountant& accountant, const Params& params, const EpsilonOptions& options)
@@ -304,6 +323,20 @@ class EtaScanner {
   // The feasible end of the crossing of the target between samples u and v (one feasible).
   double refineCrossing(const EtaSample& u, const EtaSample& v, double target) const;
   std::string feasibleText(const std::vector<EtaInterval>& intervals) const;
+  // Segments of η where the analysis applies, their ends refined to the last valid double.
+  Status findSegments(const std::vector<double>& grid, const StepSizeControl& control, double progressShare);
+  // A segment from grid[i], or from the last valid double above grid[i − 1] if that one is not valid.
+  EtaSegment openSegment(const std::vector<double>& grid, std::size_t i);
+  // Ends `current` at grid[i], or at the last valid double below grid[i + 1], and keeps it.
+  void closeSegment(EtaSegment& current, const std::vector<double>& grid, std::size_t i);
+  // ε's range and trend over every sample; false when no sample has an ε.
+  bool measureTrend();
+  // The η intervals where ε ≤ target, their inner ends refined to the crossings.
+  std::vector<EtaInterval> feasibleIntervals(double target) const;
+  std::string limitsText() const;
+  Status unreachable(double target, const std::string& limits) const;
+  std::optional<double> bindingEta(const std::vector<EtaInterval>& feasible) const;
+  std::string targetNote(const StepSizeRange& r, const std::string& limits) const;
 
   const Accountant& m_accountant;
   Params m_params;
@@ -346,18 +379,30 @@ double EtaScanner::refineCrossing(const EtaSample& u, const EtaSample& v, double
   return e && *e <= target ? eta : fallback;
 }
 
-Status EtaScanner::scan(const StepSizeControl& control, double progressShare) {
-  const KnobInfo& info = knobInfo(Knob::kEta);
-  const double lo = info.min;
-  const double hi = info.max;
-  const int points = static_cast<int>(std::ceil(std::log10(hi / lo) * kEtaPointsPerDecade)) + 1;
-  std::vector<double> grid(static_cast<std::size_t>(points));
-  for (int i = 0; i < points; ++i) grid[i] = i == points - 1 ? hi : lo * std::pow(hi / lo, double(i) / (points - 1));
-  grid.front() = lo;
+EtaSegment EtaScanner::openSegment(const std::vector<double>& grid, std::size_t i) {
+  EtaSegment segment{{}, EtaBoundKind::kKnobRange, EtaBoundKind::kKnobRange};
+  if (i > 0) {
+    const double start = refineLimit(grid[i], grid[i - 1]);
+    m_limits.push_back({start, false, stepSizeRequirement(m_accountant, at(grid[i - 1]))});
+    segment.lowerKind = EtaBoundKind::kAssumption;
+    if (start < grid[i]) segment.samples.push_back({start, epsilonAt(start)});
+  }
+  return segment;
+}
 
+void EtaScanner::closeSegment(EtaSegment& current, const std::vector<double>& grid, std::size_t i) {
+  if (i + 1 < grid.size()) {
+    const double end = refineLimit(grid[i], grid[i + 1]);
+    m_limits.push_back({end, true, stepSizeRequirement(m_accountant, at(grid[i + 1]))});
+    current.upperKind = EtaBoundKind::kAssumption;
+    if (end > grid[i]) current.samples.push_back({end, epsilonAt(end)});
+  }
+  m_segments.push_back(std::move(current));
+}
+
+Status EtaScanner::findSegments(const std::vector<double>& grid, const StepSizeControl& control, double progressShare) {
   std::vector<bool> valid(grid.size());
   for (std::size_t i = 0; i < grid.size(); ++i) valid[i] = holds(grid[i]);
-  // Segments of η where the analysis applies, their ends refined to the last valid double.
   EtaSegment current;
   bool open = false;
   for (std::size_t i = 0; i < grid.size(); ++i) {
@@ -365,32 +410,19 @@ Status EtaScanner::scan(const StepSizeControl& control, double progressShare) {
     if (control.progress) control.progress(progressShare * static_cast<double>(i) / static_cast<double>(grid.size()));
     if (!valid[i]) continue;
     if (!open) {
-      current = EtaSegment{{}, EtaBoundKind::kKnobRange, EtaBoundKind::kKnobRange};
-      if (i > 0) {
-        const double start = refineLimit(grid[i], grid[i - 1]);
-        m_limits.push_back({start, false, stepSizeRequirement(m_accountant, at(grid[i - 1]))});
-        current.lowerKind = EtaBoundKind::kAssumption;
-        if (start < grid[i]) current.samples.push_back({start, epsilonAt(start)});
-      }
+      current = openSegment(grid, i);
       open = true;
     }
     current.samples.push_back({grid[i], epsilonAt(grid[i])});
     if (i + 1 == grid.size() || !valid[i + 1]) {
-      if (i + 1 < grid.size()) {
-        const double end = refineLimit(grid[i], grid[i + 1]);
-        m_limits.push_back({end, true, stepSizeRequirement(m_accountant, at(grid[i + 1]))});
-        current.upperKind = EtaBoundKind::kAssumption;
-        if (end > grid[i]) current.samples.push_back({end, epsilonAt(end)});
-      }
-      m_segments.push_back(std::move(current));
+      closeSegment(current, grid, i);
       open = false;
     }
   }
-  if (m_segments.empty()) {
-    return Status::notApplicable(std::string(m_accountant.id()) + " applies at no η in [" + etaText(lo) + ", " +
-                                 etaText(hi) + "] for these knobs: " + stepSizeRequirement(m_accountant, at(lo)));
-  }
-  // How ε moves with η, over every η where the analysis applies.
+  return Status::ok();
+}
+
+bool EtaScanner::measureTrend() {
   bool any = false, up = false, down = false;
   for (const EtaSegment& segment : m_segments) {
     const EtaSample* previous = nullptr;
@@ -407,16 +439,30 @@ Status EtaScanner::scan(const StepSizeControl& control, double progressShare) {
       previous = &s;
     }
   }
-  if (!any) {
-    return Status::notApplicable(std::string(m_accountant.id()) + " gives no finite ε at any η in [" + etaText(lo) +
-                                 ", " + etaText(hi) + "] for these knobs");
-  }
+  if (!any) return false;
   if (m_epsilonMax - m_epsilonMin <= kFlatTolerance * m_epsilonMax) {
     m_trend = EtaTrend::kConstant;
   } else if (up && down) {
     m_trend = EtaTrend::kMixed;
   } else {
     m_trend = up ? EtaTrend::kRising : EtaTrend::kFalling;
+  }
+  return true;
+}
+
+Status EtaScanner::scan(const StepSizeControl& control, double progressShare) {
+  const KnobInfo& info = knobInfo(Knob::kEta);
+  const double lo = info.min;
+  const double hi = info.max;
+  DPX_RETURN_IF_ERROR(findSegments(etaGrid(lo, hi), control, progressShare));
+  if (m_segments.empty()) {
+    return Status::notApplicable(std::string(m_accountant.id()) + " applies at no η in [" + etaText(lo) + ", " +
+                                 etaText(hi) + "] for these knobs: " + stepSizeRequirement(m_accountant, at(lo)));
+  }
+  // How ε moves with η, over every η where the analysis applies.
+  if (!measureTrend()) {
+    return Status::notApplicable(std::string(m_accountant.id()) + " gives no finite ε at any η in [" + etaText(lo) +
+                                 ", " + etaText(hi) + "] for these knobs");
   }
   m_trendNote = trendExplanation(m_accountant, m_params, m_options, m_trend);
   for (const Violation& v : m_accountant.check(at(m_segments.front().samples.front().eta))) {
@@ -434,6 +480,91 @@ std::string EtaScanner::feasibleText(const std::vector<EtaInterval>& intervals) 
   return text;
 }
 
+std::vector<EtaInterval> EtaScanner::feasibleIntervals(double target) const {
+  std::vector<EtaInterval> feasible;
+  auto meets = [&](const EtaSample& s) { return s.epsilon && *s.epsilon <= target; };
+  for (const EtaSegment& segment : m_segments) {
+    const std::vector<EtaSample>& s = segment.samples;
+    std::optional<EtaBound> lower;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!meets(s[i])) continue;
+      if (!lower) {
+        lower = i == 0 ? EtaBound{s[0].eta, segment.lowerKind}
+                       : EtaBound{refineCrossing(s[i - 1], s[i], target), EtaBoundKind::kTarget};
+      }
+      if (i + 1 == s.size()) {
+        feasible.push_back({*lower, EtaBound{s[i].eta, segment.upperKind}});
+        lower.reset();
+      } else if (!meets(s[i + 1])) {
+        feasible.push_back({*lower, EtaBound{refineCrossing(s[i], s[i + 1], target), EtaBoundKind::kTarget}});
+        lower.reset();
+      }
+    }
+  }
+  return feasible;
+}
+
+std::string EtaScanner::limitsText() const {
+  std::string text;
+  for (const EtaLimit& l : m_limits) {
+    text += ' ';
+    text += limitText(l);
+  }
+  return text;
+}
+
+// Why no η meets the target: the range of ε over the η where the analysis applies.
+Status EtaScanner::unreachable(double target, const std::string& limits) const {
+  const double etaLow = m_segments.front().samples.front().eta;
+  const double etaHigh = m_segments.back().samples.back().eta;
+  std::string message = std::string(m_accountant.id()) + " cannot reach ε = " + formatNumber(target, 6) +
+                        " at σ = " + formatNumber(m_params.sigma, 6) + ": ";
+  if (m_trend == EtaTrend::kConstant) {
+    message += "ε = " + formatNumber(m_epsilonMin, 6) + " at every η. " + m_trendNote + ".";
+  } else {
+    message += "for η from " + etaText(etaLow) + " to " + etaText(etaHigh) + " its ε lies in [" +
+               formatNumber(m_epsilonMin, 6) + ", " + formatNumber(m_epsilonMax, 6) + "]. " + m_trendNote + ".";
+  }
+  return Status::notApplicable(message + limits);
+}
+
+// The side that binds: the largest η when ε rises with η, the smallest when it falls.
+std::optional<double> EtaScanner::bindingEta(const std::vector<EtaInterval>& feasible) const {
+  std::optional<double> binding;
+  if (m_trend == EtaTrend::kRising && feasible.back().upper.kind == EtaBoundKind::kTarget) {
+    binding = feasible.back().upper.eta;
+  }
+  if (m_trend == EtaTrend::kFalling && feasible.front().lower.kind == EtaBoundKind::kTarget) {
+    binding = feasible.front().lower.eta;
+  }
+  return binding;
+}
+
+std::string EtaScanner::targetNote(const StepSizeRange& r, const std::string& limits) const {
+  const double target = r.targetEpsilon;
+  std::string note = m_trendNote + ". ";
+  if (m_trend == EtaTrend::kConstant) {
+    note += "ε = " + formatNumber(m_epsilonMin, 6) + " ≤ " + formatNumber(target, 6) +
+            " at every η where the analysis applies: privacy does not limit η.";
+  } else if (r.bindingEta) {
+    note += "ε ≤ " + formatNumber(target, 6) + " needs η " + (m_trend == EtaTrend::kRising ? "≤ " : "≥ ") +
+            etaText(*r.bindingEta) + ".";
+  } else if (m_trend == EtaTrend::kRising || m_trend == EtaTrend::kFalling) {
+    const EtaBound& b = m_trend == EtaTrend::kRising ? r.feasible.back().upper : r.feasible.front().lower;
+    note += "ε ≤ " + formatNumber(target, 6) + " holds " + (m_trend == EtaTrend::kRising ? "up to" : "down to") +
+            " η = " + etaText(b.eta) + ", " + boundText(b) + ": privacy does not limit η there.";
+  } else {
+    note += "ε ≤ " + formatNumber(target, 6) + " for η in " + feasibleText(r.feasible) + ".";
+  }
+  note += limits;
+  if (!m_other.empty()) {
+    note += " Not met at any η:";
+    for (const Violation& v : m_other) note += " " + v.reason + ";";
+    note.back() = '.';
+  }
+  return note;
+}
+
 Result<StepSizeRange> EtaScanner::forTarget(double target) const {
   if (!std::isfinite(target) || target <= 0.0) {
     return Status::invalidArgument("target-epsilon = " + formatNumber(target) +
@@ -448,83 +579,11 @@ Result<StepSizeRange> EtaScanner::forTarget(double target) const {
   r.epsilonMin = m_epsilonMin;
   r.epsilonMax = m_epsilonMax;
   r.otherViolations = m_other;
-  auto feasible = [&](const EtaSample& s) { return s.epsilon && *s.epsilon <= target; };
-  for (const EtaSegment& segment : m_segments) {
-    const std::vector<EtaSample>& s = segment.samples;
-    std::optional<EtaBound> lower;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!feasible(s[i])) continue;
-      if (!lower) {
-        lower = i == 0 ? EtaBound{s[0].eta, segment.lowerKind}
-                       : EtaBound{refineCrossing(s[i - 1], s[i], target), EtaBoundKind::kTarget};
-      }
-      if (i + 1 == s.size()) {
-        r.feasible.push_back({*lower, EtaBound{s[i].eta, segment.upperKind}});
-        lower.reset();
-      } else if (!feasible(s[i + 1])) {
-        r.feasible.push_back({*lower, EtaBound{refineCrossing(s[i], s[i + 1], target), EtaBoundKind::kTarget}});
-        lower.reset();
-      }
-    }
-  }
-  const std::string id = r.accountant;
-  const double etaLow = m_segments.front().samples.front().eta;
-  const double etaHigh = m_segments.back().samples.back().eta;
-  std::string limitsText;
-  for (const EtaLimit& l : m_limits) {
-    limitsText += ' ';
-    limitsText += limitText(l);
-  }
-  if (r.feasible.empty()) {
-    std::string message =
-        id + " cannot reach ε = " + formatNumber(target, 6) + " at σ = " + formatNumber(r.sigma, 6) + ": ";
-    if (m_trend == EtaTrend::kConstant) {
-      message += "ε = " + formatNumber(m_epsilonMin, 6) + " at every η. " + m_trendNote + ".";
-    } else {
-      message += "for η from " + etaText(etaLow) + " to " + etaText(etaHigh) + " its ε lies in [" +
-                 formatNumber(m_epsilonMin, 6) + ", " + formatNumber(m_epsilonMax, 6) + "]. " + m_trendNote + ".";
-    }
-    return Status::notApplicable(message + limitsText);
-  }
-  // The side that binds: the largest η when ε rises with η, the smallest when it falls.
-  if (m_trend == EtaTrend::kRising && r.feasible.back().upper.kind == EtaBoundKind::kTarget) {
-    r.bindingEta = r.feasible.back().upper.eta;
-  }
-  if (m_trend == EtaTrend::kFalling && r.feasible.front().lower.kind == EtaBoundKind::kTarget) {
-    r.bindingEta = r.feasible.front().lower.eta;
-  }
-  std::string note = m_trendNote + ". ";
-  auto endText = [&](const EtaBound& b) {
-    switch (b.kind) {
-      case EtaBoundKind::kKnobRange:
-        return std::string("the end of the η range");
-      case EtaBoundKind::kAssumption:
-        return std::string("the analysis' step-size limit");
-      case EtaBoundKind::kTarget:
-        return std::string("the target");
-    }
-    return std::string();
-  };
-  if (m_trend == EtaTrend::kConstant) {
-    note += "ε = " + formatNumber(m_epsilonMin, 6) + " ≤ " + formatNumber(target, 6) +
-            " at every η where the analysis applies: privacy does not limit η.";
-  } else if (r.bindingEta) {
-    note += "ε ≤ " + formatNumber(target, 6) + " needs η " + (m_trend == EtaTrend::kRising ? "≤ " : "≥ ") +
-            etaText(*r.bindingEta) + ".";
-  } else if (m_trend == EtaTrend::kRising || m_trend == EtaTrend::kFalling) {
-    const EtaBound& b = m_trend == EtaTrend::kRising ? r.feasible.back().upper : r.feasible.front().lower;
-    note += "ε ≤ " + formatNumber(target, 6) + " holds " + (m_trend == EtaTrend::kRising ? "up to" : "down to") +
-            " η = " + etaText(b.eta) + ", " + endText(b) + ": privacy does not limit η there.";
-  } else {
-    note += "ε ≤ " + formatNumber(target, 6) + " for η in " + feasibleText(r.feasible) + ".";
-  }
-  note += limitsText;
-  if (!m_other.empty()) {
-    note += " Not met at any η:";
-    for (const Violation& v : m_other) note += " " + v.reason + ";";
-    note.back() = '.';
-  }
-  r.note = std::move(note);
+  r.feasible = feasibleIntervals(target);
+  const std::string limits = limitsText();
+  if (r.feasible.empty()) return unreachable(target, limits);
+  r.bindingEta = bindingEta(r.feasible);
+  r.note = targetNote(r, limits);
   return r;
 }
 
@@ -572,10 +631,9 @@ Result<StepSizeScan> stepSizesForTargets(const Accountant& accountant, const Par
 
 Result<StepSizeRange> stepSizesForTarget(const Accountant& accountant, const Params& params, double targetEpsilon,
                                          const EpsilonOptions& options) {
-  Result<StepSizeScan> scan =
-      stepSizesForTargets(accountant, params, std::span<const double>(&targetEpsilon, 1), options);
-  if (!scan) return scan.status();
-  return std::move(scan->targets.front());
+  DPX_ASSIGN_OR_RETURN(StepSizeScan scan,
+                       stepSizesForTargets(accountant, params, std::span<const double>(&targetEpsilon, 1), options));
+  return std::move(scan.targets.front());
 }
 
 }  // namespace dpx::core::accounting

@@ -28,28 +28,10 @@ void addPoint(StepSizeChartCurve& curve, double epsilon, double eta) {
   curve.eta.push_back(eta);
 }
 
-// The curve of an analysis whose ε depends on η with σ fixed: one point per target where the
-// target sets η, and a note that says what the points are and why a target has none.
-StepSizeChartCurve etaAnalysisCurve(const Accountant& accountant, const Params& params, std::span<const double> targets,
-                                    const StepSizeChartOptions& options, const std::string& shortCitation,
-                                    StepSizeControl control) {
-  StepSizeChartCurve curve;
-  curve.id = std::string(accountant.id());
-  curve.accountant = curve.id;
-  Result<StepSizeScan> scan = stepSizesForTargets(accountant, params, targets, options.epsilon, control);
-  if (!scan) {
-    curve.label = curve.id + ": no step size (" + shortCitation + ")";
-    curve.note = scan.status().message();
-    curve.greyed = true;
-    return curve;
-  }
-  const StepSizeScan& s = *scan;
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    const Result<StepSizeRange>& r = s.targets[i];
-    if (r && r->bindingEta) addPoint(curve, targets[i], *r->bindingEta);
-  }
+// The legend label and the note's sentence on what a point of an η-dependent analysis means.
+void describeTrend(StepSizeChartCurve& curve, const StepSizeScan& s, const std::string& shortCitation,
+                   std::string& note) {
   const std::string sigma = "σ = " + num(s.sigma) + " held fixed";
-  std::string note = s.trendNote + ". ";
   switch (s.trend) {
     case EtaTrend::kConstant:
       curve.label = curve.id + ": ε does not depend on η";
@@ -75,6 +57,30 @@ StepSizeChartCurve etaAnalysisCurve(const Accountant& accountant, const Params& 
       note += "ε is not monotone in η, so a target allows several intervals of η; no single boundary is drawn.";
       break;
   }
+}
+
+// The curve of an analysis whose ε depends on η with σ fixed: one point per target where the
+// target sets η, and a note that says what the points are and why a target has none.
+StepSizeChartCurve etaAnalysisCurve(const Accountant& accountant, const Params& params, std::span<const double> targets,
+                                    const StepSizeChartOptions& options, const std::string& shortCitation,
+                                    StepSizeControl control) {
+  StepSizeChartCurve curve;
+  curve.id = std::string(accountant.id());
+  curve.accountant = curve.id;
+  Result<StepSizeScan> scan = stepSizesForTargets(accountant, params, targets, options.epsilon, control);
+  if (!scan) {
+    curve.label = curve.id + ": no step size (" + shortCitation + ")";
+    curve.note = scan.status().message();
+    curve.greyed = true;
+    return curve;
+  }
+  const StepSizeScan& s = *scan;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const Result<StepSizeRange>& r = s.targets[i];
+    if (r && r->bindingEta) addPoint(curve, targets[i], *r->bindingEta);
+  }
+  std::string note = s.trendNote + ". ";
+  describeTrend(curve, s, shortCitation, note);
   for (const EtaLimit& l : s.limits) {
     note += ' ';
     note += limitText(l);
@@ -89,21 +95,7 @@ StepSizeChartCurve etaAnalysisCurve(const Accountant& accountant, const Params& 
   return curve;
 }
 
-}  // namespace
-
-std::vector<double> stepSizeTargets(double referenceEpsilon, int points, double spread) {
-  points = std::max(points, 2);
-  const double lo = std::log(referenceEpsilon / spread);
-  const double hi = std::log(referenceEpsilon * spread);
-  std::vector<double> targets;
-  targets.reserve(static_cast<std::size_t>(points));
-  for (int i = 0; i < points; ++i) targets.push_back(std::exp(lo + (hi - lo) * i / (points - 1)));
-  return targets;
-}
-
-Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double> targets, double referenceEpsilon,
-                                    const StepSizeChartOptions& options) {
-  DPX_RETURN_IF_ERROR(params.validate());
+Status checkChartTargets(std::span<const double> targets, double referenceEpsilon) {
   for (double t : targets) {
     if (!isReportable(t) || !(t > 0.0)) {
       return Status::invalidArgument("target-epsilon = " + formatNumber(t) +
@@ -113,15 +105,15 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
   if (!isReportable(referenceEpsilon) || !(referenceEpsilon > 0.0)) {
     return Status::invalidArgument("the reference ε = " + formatNumber(referenceEpsilon) + " must be > 0");
   }
-  const StepSizeControl& control = options.control;
-  auto report = [&](double fraction) {
-    if (control.progress) control.progress(fraction);
-  };
-  StepSizeChart chart;
-  chart.targets.assign(targets.begin(), targets.end());
-  chart.referenceEpsilon = referenceEpsilon;
-  chart.limits = stepSizeLimits(params);
+  return Status::ok();
+}
 
+void reportProgress(const StepSizeControl& control, double fraction) {
+  if (control.progress) control.progress(fraction);
+}
+
+// The SG-MCMC curves of the chart, before their points, in the chart's order.
+struct SgmcmcCurves {
   StepSizeChartCurve exactFixed{"exact_fixed",
                                 "exact, fixed η (rdp)",
                                 "sgmcmc",
@@ -147,11 +139,14 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
                           "",     {},
                           {},     true,
                           false,  "Wang, Fienberg & Smola 2015: η < ε²N / (128 L² T log(2.5T/δ) log(2/δ))"};
+};
 
-  // The exact SG-MCMC searches (a heterogeneous composition per step tried, seconds each when
-  // σ₁ < 0.5) are independent: one task per target, the reference ε last, spread over the cores.
-  // Each result depends on its target alone, so the chart is the same whatever the scheduling.
-  if (control.cancelled()) return Status::cancelled();
+// The exact SG-MCMC searches (a heterogeneous composition per step tried, seconds each when
+// σ₁ < 0.5) are independent: one task per target, the reference ε last, spread over the cores.
+// Each result depends on its target alone, so the chart is the same whatever the scheduling.
+std::vector<Result<SgmcmcExactSteps>> exactSearches(const Params& params, std::span<const double> targets,
+                                                    double referenceEpsilon, const StepSizeChartOptions& options) {
+  const StepSizeControl& control = options.control;
   std::vector<double> searched(targets.begin(), targets.end());
   searched.push_back(referenceEpsilon);
   std::vector<Result<SgmcmcExactSteps>> exact(searched.size(), Status::cancelled());
@@ -163,51 +158,62 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
     if (control.cancelled()) return;
     exact[i] = sgmcmcExactSteps(params, searched[i], cancellable);
     std::lock_guard lock(progressMutex);  // one report at a time keeps the fractions increasing
-    report(kSgmcmcShare * static_cast<double>(++done) / static_cast<double>(searched.size()));
+    reportProgress(control, kSgmcmcShare * static_cast<double>(++done) / static_cast<double>(searched.size()));
   });
-  if (control.cancelled()) return Status::cancelled();
+  return exact;
+}
 
-  // The closed forms hold c and c₂ at their values for the reference ε (Li, Chen, Liu & Carin
-  // 2019, Fig. 1): equal to the exact answers there, ∝ ε² elsewhere.
-  const Result<SgmcmcExactSteps>& reference = exact.back();
-  if (reference) {
-    const double c = liConstantFixed(params, referenceEpsilon, reference->sigmaFixed);
-    const double c2 = liConstantDecreasing(params, referenceEpsilon, reference->sigmaDecreasing1);
-    liFixed.note = "closed form ε²N/(c²L²T log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 4, with c = " + num(c) +
-                   " derived from the exact fixed step at the reference ε = " + num(referenceEpsilon);
-    liDecreasing.note =
-        "closed form ε²N/(c₂²L²T^(2/3) log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 3 (first step, "
-        "t = 1), with c₂ = " +
-        num(c2) +
-        " derived from the exact decreasing schedule at the reference "
-        "ε = " +
-        num(referenceEpsilon);
-    for (double eps : targets) {
-      addPoint(liFixed, eps, liFixedStepSize(params, eps, c));
-      addPoint(liDecreasing, eps, liDecreasingStepSize(params, eps, c2));
-    }
-  } else {
+// The closed forms hold c and c₂ at their values for the reference ε (Li, Chen, Liu & Carin
+// 2019, Fig. 1): equal to the exact answers there, ∝ ε² elsewhere.
+void addLiCurves(SgmcmcCurves& curves, const Params& params, std::span<const double> targets, double referenceEpsilon,
+                 const Result<SgmcmcExactSteps>& reference) {
+  if (!reference) {
     const std::string why =
         "c and c₂ are derived from the exact answers at the reference ε = " + num(referenceEpsilon) +
         ", which has none: " + reference.status().message();
-    liFixed.note = "Li, Chen, Liu & Carin 2019, Thm 4: " + why;
-    liDecreasing.note = "Li, Chen, Liu & Carin 2019, Thm 3: " + why;
+    curves.liFixed.note = "Li, Chen, Liu & Carin 2019, Thm 4: " + why;
+    curves.liDecreasing.note = "Li, Chen, Liu & Carin 2019, Thm 3: " + why;
+    return;
   }
+  const double c = liConstantFixed(params, referenceEpsilon, reference->sigmaFixed);
+  const double c2 = liConstantDecreasing(params, referenceEpsilon, reference->sigmaDecreasing1);
+  curves.liFixed.note = "closed form ε²N/(c²L²T log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 4, with c = " + num(c) +
+                        " derived from the exact fixed step at the reference ε = " + num(referenceEpsilon);
+  curves.liDecreasing.note =
+      "closed form ε²N/(c₂²L²T^(2/3) log(1/δ)) of Li, Chen, Liu & Carin 2019, Thm 3 (first step, "
+      "t = 1), with c₂ = " +
+      num(c2) +
+      " derived from the exact decreasing schedule at the reference "
+      "ε = " +
+      num(referenceEpsilon);
+  for (double eps : targets) {
+    addPoint(curves.liFixed, eps, liFixedStepSize(params, eps, c));
+    addPoint(curves.liDecreasing, eps, liDecreasingStepSize(params, eps, c2));
+  }
+}
+
+// Wang et al.'s bound and the exact answers at every target; returns why targets have no exact point.
+std::vector<std::string> addExactPoints(SgmcmcCurves& curves, const Params& params, std::span<const double> targets,
+                                        const std::vector<Result<SgmcmcExactSteps>>& exact) {
   std::vector<std::string> skipped;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const double eps = targets[i];
-    addPoint(wang, eps, wangStepSize(params, eps));
+    addPoint(curves.wang, eps, wangStepSize(params, eps));
     // A target out of reach (or one that does not limit the step) has no exact point.
     if (exact[i]) {
-      addPoint(exactFixed, eps, exact[i]->fixed);
-      addPoint(exactDecreasing, eps, exact[i]->decreasingEta1);
+      addPoint(curves.exactFixed, eps, exact[i]->fixed);
+      addPoint(curves.exactDecreasing, eps, exact[i]->decreasingEta1);
     } else {
       skipped.push_back("ε = " + num(eps) + ": " + exact[i].status().message());
     }
   }
-  chart.curves = {exactFixed, exactDecreasing, liFixed, liDecreasing, wang};
+  return skipped;
+}
 
-  // sgld and cyclic: closed forms, scanned over η once for all targets.
+// sgld and cyclic: closed forms, scanned over η once for all targets.
+Status addEtaAnalysisCurves(StepSizeChart& chart, const Params& params, std::span<const double> targets,
+                            const StepSizeChartOptions& options) {
+  const StepSizeControl& control = options.control;
   const SgldAccountant sgld;
   const CyclicAccountant cyclic;
   const std::pair<const Accountant*, const char*> analyses[] = {{&sgld, "Ryffel et al. Thm 3.1"},
@@ -217,10 +223,44 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
     StepSizeControl sub;
     sub.cancel = control.cancel;
     const double from = kSgmcmcShare + share * static_cast<double>(k);
-    if (control.progress) sub.progress = [&, from](double f) { report(from + share * f); };
+    if (control.progress)
+      sub.progress = [&control, share, from](double f) { reportProgress(control, from + share * f); };
     chart.curves.push_back(etaAnalysisCurve(*analyses[k].first, params, targets, options, analyses[k].second, sub));
     if (control.cancelled()) return Status::cancelled();
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::vector<double> stepSizeTargets(double referenceEpsilon, int points, double spread) {
+  points = std::max(points, 2);
+  const double lo = std::log(referenceEpsilon / spread);
+  const double hi = std::log(referenceEpsilon * spread);
+  std::vector<double> targets;
+  targets.reserve(static_cast<std::size_t>(points));
+  for (int i = 0; i < points; ++i) targets.push_back(std::exp(lo + (hi - lo) * i / (points - 1)));
+  return targets;
+}
+
+Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double> targets, double referenceEpsilon,
+                                    const StepSizeChartOptions& options) {
+  DPX_RETURN_IF_ERROR(params.validate());
+  DPX_RETURN_IF_ERROR(checkChartTargets(targets, referenceEpsilon));
+  const StepSizeControl& control = options.control;
+  StepSizeChart chart;
+  chart.targets.assign(targets.begin(), targets.end());
+  chart.referenceEpsilon = referenceEpsilon;
+  chart.limits = stepSizeLimits(params);
+
+  if (control.cancelled()) return Status::cancelled();
+  const std::vector<Result<SgmcmcExactSteps>> exact = exactSearches(params, targets, referenceEpsilon, options);
+  if (control.cancelled()) return Status::cancelled();
+  SgmcmcCurves curves;
+  addLiCurves(curves, params, targets, referenceEpsilon, exact.back());
+  const std::vector<std::string> skipped = addExactPoints(curves, params, targets, exact);
+  chart.curves = {curves.exactFixed, curves.exactDecreasing, curves.liFixed, curves.liDecreasing, curves.wang};
+  DPX_RETURN_IF_ERROR(addEtaAnalysisCurves(chart, params, targets, options));
 
   if (Result<EpsilonResult> e = SgmcmcAccountant().epsilon(params, options.epsilon); e && isReportable(e->epsilon)) {
     chart.epsilonAtCurrentEta = e->epsilon;
@@ -230,7 +270,7 @@ Result<StepSizeChart> stepSizeChart(const Params& params, std::span<const double
     chart.message = "no exact SG-MCMC step size for ε from " + num(targets.front()) + " to " + num(targets.back()) +
                     " (" + skipped.front() + ")";
   }
-  report(1.0);
+  reportProgress(control, 1.0);
   return chart;
 }
 

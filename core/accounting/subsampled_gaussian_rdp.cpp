@@ -139,9 +139,8 @@ Result<double> subsampledGaussianRdp(double q, double sigma, double alpha) {
   if (alpha == std::floor(alpha) && alpha <= 1e6) {
     logA = integerOrderLogA(q, sigma, static_cast<int>(alpha));
   } else {
-    Result<double> r = fractionalOrderLogA(q, sigma, alpha);
-    if (!r) return r;
-    logA = *r;
+    DPX_ASSIGN_OR_RETURN(const double r, fractionalOrderLogA(q, sigma, alpha));
+    logA = r;
   }
   const double value = logA / (alpha - 1.0);
   if (!std::isfinite(value)) {
@@ -162,11 +161,10 @@ Result<double> sharedMemo(double q, double sigma, double alpha) {
     std::lock_guard lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
-  Result<double> value = subsampledGaussianRdp(q, sigma, alpha);
-  if (!value) return value;
+  DPX_ASSIGN_OR_RETURN(double value, subsampledGaussianRdp(q, sigma, alpha));
   std::lock_guard lock(mutex);
   if (memo.size() > 400000) memo.clear();  // a few thousand (q, σ) pairs; recomputing is cheap
-  memo.emplace(key, *value);
+  memo.emplace(key, value);
   return value;
 }
 

@@ -269,11 +269,10 @@ Result<TradeoffCurve> renyiEnvelope(std::span<const double> orders, std::span<co
 
 Result<TradeoffCurve> renyiTradeoffCurve(const RdpBasedAccountant& accountant, const Params& params,
                                          std::span<const double> typeOne, const EpsilonOptions& options) {
-  Result<OrderGrid> grid = ordersFor(options);
-  if (!grid) return grid.status();
-  Result<std::vector<double>> profile = accountant.rdpProfile(params, grid->orders(), options.variant);
-  if (!profile) return profile.status();
-  return renyiEnvelope(grid->orders(), *profile, typeOne);
+  DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
+  DPX_ASSIGN_OR_RETURN(const std::vector<double> profile,
+                       accountant.rdpProfile(params, grid.orders(), options.variant));
+  return renyiEnvelope(grid.orders(), profile, typeOne);
 }
 
 }  // namespace dpx::core::accounting

@@ -101,10 +101,9 @@ Result<double> oneRunPValue(std::int64_t m, std::int64_t r, std::int64_t v, doub
 Result<double> oneRunEpsilonLowerBound(std::int64_t m, std::int64_t r, std::int64_t v, double delta,
                                        double confidence) {
   DPX_RETURN_IF_ERROR(validateConfidence(confidence));
-  Result<double> atZero = oneRunPValue(m, r, v, 0.0, delta);
-  if (!atZero) return atZero.status();
+  DPX_ASSIGN_OR_RETURN(const double atZero, oneRunPValue(m, r, v, 0.0, delta));
   const double significance = 1.0 - confidence;
-  if (*atZero > significance) return 0.0;  // not even ε = 0 is rejected
+  if (atZero > significance) return 0.0;  // not even ε = 0 is rejected
   Status failure;
   auto excess = [&](double epsilon) {
     Result<double> p = oneRunPValue(m, r, v, epsilon, delta);
@@ -192,13 +191,12 @@ Result<std::vector<OneRunBound>> oneRunAudit(std::span<const std::vector<double>
           rule.kMinus - (totalMembers - membersAbove[static_cast<std::size_t>(m - rule.kMinus)]);
       const std::int64_t r = rule.kPlus + rule.kMinus;
       const std::int64_t v = inCorrect + outCorrect;
-      Result<double> epsilon = oneRunEpsilonLowerBound(m, r, v, delta, testConfidence);
-      if (!epsilon) return epsilon.status();
+      DPX_ASSIGN_OR_RETURN(const double epsilon, oneRunEpsilonLowerBound(m, r, v, delta, testConfidence));
       // Ties in ε (typically all 0) go to the rule with the larger excess of correct guesses.
       const double excess = static_cast<double>(v) - 0.5 * static_cast<double>(r);
       const double bestExcess = static_cast<double>(best.correct) - 0.5 * static_cast<double>(best.guesses);
-      if (first || *epsilon > best.epsilon || (*epsilon == best.epsilon && excess > bestExcess)) {
-        best.epsilon = *epsilon;
+      if (first || epsilon > best.epsilon || (epsilon == best.epsilon && excess > bestExcess)) {
+        best.epsilon = epsilon;
         best.rule = rule;
         best.guesses = r;
         best.correct = v;
@@ -250,11 +248,9 @@ struct Counts {
 };
 
 Result<double> certifiedEpsilon(const Counts& c, double delta, double rateConfidence) {
-  Result<double> fpr = clopperPearsonUpper(c.falsePositives, c.negatives, rateConfidence);
-  if (!fpr) return fpr.status();
-  Result<double> fnr = clopperPearsonUpper(c.falseNegatives, c.positives, rateConfidence);
-  if (!fnr) return fnr.status();
-  return epsilonFromErrorRates(*fpr, *fnr, delta);
+  DPX_ASSIGN_OR_RETURN(const double fpr, clopperPearsonUpper(c.falsePositives, c.negatives, rateConfidence));
+  DPX_ASSIGN_OR_RETURN(const double fnr, clopperPearsonUpper(c.falseNegatives, c.positives, rateConfidence));
+  return epsilonFromErrorRates(fpr, fnr, delta);
 }
 
 // Ranks (number of records guessed IN) worth trying on n sorted records: every one of the
@@ -272,6 +268,72 @@ std::vector<std::int64_t> candidateRanks(std::int64_t n) {
   return ranks;
 }
 
+// The threshold that maximises the certified ε on the selection half (+∞ when that half is
+// empty): guess IN for every score ≥ the k-th highest, ties included, over the candidate ranks k.
+Result<double> selectThreshold(const std::vector<double>& scores, std::span<const std::uint8_t> members,
+                               std::span<const std::uint8_t> selectionHalf, double delta, double rateConfidence) {
+  // Selection half, by decreasing score.
+  std::vector<std::size_t> selection;
+  for (std::size_t i : rankByScore(scores)) {
+    if (selectionHalf[i]) selection.push_back(i);
+  }
+  const auto n = static_cast<std::int64_t>(selection.size());
+  std::vector<std::int64_t> membersAbove(selection.size() + 1, 0);
+  for (std::size_t k = 0; k < selection.size(); ++k) {
+    membersAbove[k + 1] = membersAbove[k] + (members[selection[k]] ? 1 : 0);
+  }
+  double threshold = std::numeric_limits<double>::infinity();
+  double bestSelected = -1.0;
+  for (std::int64_t k : candidateRanks(n)) {
+    const double t = scores[selection[static_cast<std::size_t>(k - 1)]];
+    std::int64_t in = k;
+    while (in < n && scores[selection[static_cast<std::size_t>(in)]] >= t) ++in;
+    Counts c;
+    c.positives = membersAbove.back();
+    c.negatives = n - c.positives;
+    c.falsePositives = in - membersAbove[static_cast<std::size_t>(in)];
+    c.falseNegatives = c.positives - membersAbove[static_cast<std::size_t>(in)];
+    DPX_ASSIGN_OR_RETURN(const double e, certifiedEpsilon(c, delta, rateConfidence));
+    if (e > bestSelected) {
+      bestSelected = e;
+      threshold = t;
+    }
+  }
+  return threshold;
+}
+
+// The guesses at `threshold` on the evaluation half.
+Counts evaluationCounts(const std::vector<double>& scores, std::span<const std::uint8_t> members,
+                        std::span<const std::uint8_t> selectionHalf, double threshold) {
+  Counts c;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (selectionHalf[i]) continue;
+    const bool guessIn = scores[i] >= threshold;
+    if (members[i]) {
+      ++c.positives;
+      if (!guessIn) ++c.falseNegatives;
+    } else {
+      ++c.negatives;
+      if (guessIn) ++c.falsePositives;
+    }
+  }
+  return c;
+}
+
+// The rates on the evaluation half, their Clopper–Pearson upper bounds and the ε they certify.
+Result<SplitBound> evaluatedBound(const Counts& c, double threshold, double delta, double rateConfidence) {
+  SplitBound bound;
+  bound.threshold = std::isfinite(threshold) ? threshold : 0.0;  // empty selection half: nothing chosen
+  bound.positives = c.positives;
+  bound.negatives = c.negatives;
+  bound.fpr = c.negatives > 0 ? static_cast<double>(c.falsePositives) / static_cast<double>(c.negatives) : 0.0;
+  bound.fnr = c.positives > 0 ? static_cast<double>(c.falseNegatives) / static_cast<double>(c.positives) : 0.0;
+  DPX_ASSIGN_OR_RETURN(bound.fprUpper, clopperPearsonUpper(c.falsePositives, c.negatives, rateConfidence));
+  DPX_ASSIGN_OR_RETURN(bound.fnrUpper, clopperPearsonUpper(c.falseNegatives, c.positives, rateConfidence));
+  bound.epsilon = epsilonFromErrorRates(bound.fprUpper, bound.fnrUpper, delta);
+  return bound;
+}
+
 }  // namespace
 
 Result<std::vector<SplitBound>> splitClopperPearsonAudit(std::span<const std::vector<double>> scoresPerAttack,
@@ -287,61 +349,10 @@ Result<std::vector<SplitBound>> splitClopperPearsonAudit(std::span<const std::ve
   const double rateConfidence = 1.0 - (1.0 - attackConfidence) / 2.0;
   std::vector<SplitBound> bounds;
   for (const std::vector<double>& scores : scoresPerAttack) {
-    // Selection half, by decreasing score.
-    std::vector<std::size_t> selection;
-    for (std::size_t i : rankByScore(scores)) {
-      if (selectionHalf[i]) selection.push_back(i);
-    }
-    const auto n = static_cast<std::int64_t>(selection.size());
-    std::vector<std::int64_t> membersAbove(selection.size() + 1, 0);
-    for (std::size_t k = 0; k < selection.size(); ++k) {
-      membersAbove[k + 1] = membersAbove[k] + (members[selection[k]] ? 1 : 0);
-    }
-    SplitBound bound;
-    bound.threshold = std::numeric_limits<double>::infinity();
-    double bestSelected = -1.0;
-    for (std::int64_t k : candidateRanks(n)) {
-      // Guess IN for every score ≥ the k-th highest, ties included.
-      const double t = scores[selection[static_cast<std::size_t>(k - 1)]];
-      std::int64_t in = k;
-      while (in < n && scores[selection[static_cast<std::size_t>(in)]] >= t) ++in;
-      Counts c;
-      c.positives = membersAbove.back();
-      c.negatives = n - c.positives;
-      c.falsePositives = in - membersAbove[static_cast<std::size_t>(in)];
-      c.falseNegatives = c.positives - membersAbove[static_cast<std::size_t>(in)];
-      Result<double> e = certifiedEpsilon(c, delta, rateConfidence);
-      if (!e) return e.status();
-      if (*e > bestSelected) {
-        bestSelected = *e;
-        bound.threshold = t;
-      }
-    }
-    // Evaluation half, at the chosen threshold.
-    Counts c;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (selectionHalf[i]) continue;
-      const bool guessIn = scores[i] >= bound.threshold;
-      if (members[i]) {
-        ++c.positives;
-        if (!guessIn) ++c.falseNegatives;
-      } else {
-        ++c.negatives;
-        if (guessIn) ++c.falsePositives;
-      }
-    }
-    bound.positives = c.positives;
-    bound.negatives = c.negatives;
-    bound.fpr = c.negatives > 0 ? static_cast<double>(c.falsePositives) / static_cast<double>(c.negatives) : 0.0;
-    bound.fnr = c.positives > 0 ? static_cast<double>(c.falseNegatives) / static_cast<double>(c.positives) : 0.0;
-    Result<double> fprUpper = clopperPearsonUpper(c.falsePositives, c.negatives, rateConfidence);
-    if (!fprUpper) return fprUpper.status();
-    Result<double> fnrUpper = clopperPearsonUpper(c.falseNegatives, c.positives, rateConfidence);
-    if (!fnrUpper) return fnrUpper.status();
-    bound.fprUpper = *fprUpper;
-    bound.fnrUpper = *fnrUpper;
-    bound.epsilon = epsilonFromErrorRates(*fprUpper, *fnrUpper, delta);
-    if (!std::isfinite(bound.threshold)) bound.threshold = 0.0;  // empty selection half: nothing chosen
+    DPX_ASSIGN_OR_RETURN(const double threshold,
+                         selectThreshold(scores, members, selectionHalf, delta, rateConfidence));
+    const Counts c = evaluationCounts(scores, members, selectionHalf, threshold);
+    DPX_ASSIGN_OR_RETURN(SplitBound bound, evaluatedBound(c, threshold, delta, rateConfidence));
     bounds.push_back(bound);
   }
   return bounds;

@@ -7,6 +7,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -227,25 +228,28 @@ std::vector<double> trueClassLogits(const SoftmaxModel& model, const FeatureMatr
   return phi;
 }
 
-std::vector<double> liraScores(std::span<const double> targetPhi, const std::vector<std::vector<double>>& shadowPhi,
-                               const std::vector<std::vector<std::uint8_t>>& shadowIn) {
-  const std::size_t m = targetPhi.size();
-  struct Side {
-    std::vector<double> mean, m2;
-    std::vector<std::int64_t> count;
-    double pooledVariance = 1.0;
-    double globalMean = 0.0;
-  };
-  Side side[2];  // 0: OUT, 1: IN
-  for (Side& s : side) {
+namespace {
+
+// φ over the shadow models of one side (0: OUT, 1: IN) of every audited record.
+struct LiraSide {
+  std::vector<double> mean, m2;  // Welford's running mean and sum of squared deviations, per record
+  std::vector<std::int64_t> count;
+  double pooledVariance = 1.0;  // for records with fewer than 2 samples on this side
+  double globalMean = 0.0;      // for records with none
+};
+
+// Welford per record and side.
+std::array<LiraSide, 2> welfordSides(std::size_t m, const std::vector<std::vector<double>>& shadowPhi,
+                                     const std::vector<std::vector<std::uint8_t>>& shadowIn) {
+  std::array<LiraSide, 2> side;
+  for (LiraSide& s : side) {
     s.mean.assign(m, 0.0);
     s.m2.assign(m, 0.0);
     s.count.assign(m, 0);
   }
-  // Welford per record and side.
   for (std::size_t j = 0; j < shadowPhi.size(); ++j) {
     for (std::size_t i = 0; i < m; ++i) {
-      Side& s = side[shadowIn[j][i] ? 1 : 0];
+      LiraSide& s = side[shadowIn[j][i] ? 1 : 0];
       const double x = shadowPhi[j][i];
       const double n = static_cast<double>(++s.count[i]);
       const double d = x - s.mean[i];
@@ -253,52 +257,319 @@ std::vector<double> liraScores(std::span<const double> targetPhi, const std::vec
       s.m2[i] += d * (x - s.mean[i]);
     }
   }
-  for (int k = 0; k < 2; ++k) {
-    Side& s = side[k];
-    double within = 0.0;
-    double dof = 0.0;
-    double total = 0.0;
-    double samples = 0.0;
-    for (std::size_t i = 0; i < m; ++i) {
-      total += s.mean[i] * static_cast<double>(s.count[i]);
-      samples += static_cast<double>(s.count[i]);
-      if (s.count[i] >= 2) {
-        within += s.m2[i];
-        dof += static_cast<double>(s.count[i] - 1);
-      }
+  return side;
+}
+
+// The side's global mean and its pooled within-record variance (Carlini et al. 2022 §VI-B).
+void poolSide(LiraSide& s, int k, const std::vector<std::vector<double>>& shadowPhi,
+              const std::vector<std::vector<std::uint8_t>>& shadowIn) {
+  const std::size_t m = s.mean.size();
+  double within = 0.0;
+  double dof = 0.0;
+  double total = 0.0;
+  double samples = 0.0;
+  for (std::size_t i = 0; i < m; ++i) {
+    total += s.mean[i] * static_cast<double>(s.count[i]);
+    samples += static_cast<double>(s.count[i]);
+    if (s.count[i] >= 2) {
+      within += s.m2[i];
+      dof += static_cast<double>(s.count[i] - 1);
     }
-    s.globalMean = samples > 0.0 ? total / samples : 0.0;
-    if (dof > 0.0) {
-      s.pooledVariance = within / dof;
-    } else if (samples >= 2.0) {
-      // At most one sample per record (N ≤ 2): the spread of the side around its global mean.
-      double spread = 0.0;
-      for (std::size_t j = 0; j < shadowPhi.size(); ++j) {
-        for (std::size_t i = 0; i < m; ++i) {
-          if ((shadowIn[j][i] ? 1 : 0) != k) continue;
-          const double d = shadowPhi[j][i] - s.globalMean;
-          spread += d * d;
-        }
-      }
-      s.pooledVariance = spread / (samples - 1.0);
-    }
-    s.pooledVariance = std::max(s.pooledVariance, kMinimumVariance);
   }
+  s.globalMean = samples > 0.0 ? total / samples : 0.0;
+  if (dof > 0.0) {
+    s.pooledVariance = within / dof;
+  } else if (samples >= 2.0) {
+    // At most one sample per record (N ≤ 2): the spread of the side around its global mean.
+    double spread = 0.0;
+    for (std::size_t j = 0; j < shadowPhi.size(); ++j) {
+      for (std::size_t i = 0; i < m; ++i) {
+        if ((shadowIn[j][i] ? 1 : 0) != k) continue;
+        const double d = shadowPhi[j][i] - s.globalMean;
+        spread += d * d;
+      }
+    }
+    s.pooledVariance = spread / (samples - 1.0);
+  }
+  s.pooledVariance = std::max(s.pooledVariance, kMinimumVariance);
+}
+
+// log N(φ; μ, σ²) of record i on one side, with the side's pooled estimates where it has too few samples.
+double sideLogLikelihood(const LiraSide& s, std::size_t i, double phi) {
+  const double mean = s.count[i] > 0 ? s.mean[i] : s.globalMean;
+  const double variance =
+      s.count[i] >= 2 ? std::max(s.m2[i] / static_cast<double>(s.count[i] - 1), kMinimumVariance) : s.pooledVariance;
+  return logGaussian(phi, mean, variance);
+}
+
+}  // namespace
+
+std::vector<double> liraScores(std::span<const double> targetPhi, const std::vector<std::vector<double>>& shadowPhi,
+                               const std::vector<std::vector<std::uint8_t>>& shadowIn) {
+  const std::size_t m = targetPhi.size();
+  std::array<LiraSide, 2> side = welfordSides(m, shadowPhi, shadowIn);  // 0: OUT, 1: IN
+  for (int k = 0; k < 2; ++k) poolSide(side[static_cast<std::size_t>(k)], k, shadowPhi, shadowIn);
   std::vector<double> scores(m, 0.0);
   for (std::size_t i = 0; i < m; ++i) {
-    double logLikelihood[2];
-    for (int k = 0; k < 2; ++k) {
-      const Side& s = side[k];
-      const double mean = s.count[i] > 0 ? s.mean[i] : s.globalMean;
-      const double variance = s.count[i] >= 2
-                                  ? std::max(s.m2[i] / static_cast<double>(s.count[i] - 1), kMinimumVariance)
-                                  : s.pooledVariance;
-      logLikelihood[k] = logGaussian(targetPhi[i], mean, variance);
-    }
-    scores[i] = logLikelihood[1] - logLikelihood[0];
+    scores[i] = sideLogLikelihood(side[1], i, targetPhi[i]) - sideLogLikelihood(side[0], i, targetPhi[i]);
   }
   return scores;
 }
+
+namespace {
+
+// What the target and the shadow models train on, and the records they are scored on.
+struct AuditPlan {
+  Dataset pool;                                     // the training records, then the canaries
+  std::vector<std::vector<std::uint8_t>> included;  // per job: 0 the target, 1…N the shadow models
+  std::vector<std::uint64_t> seeds;                 // per job
+  std::int64_t firstAudited = 0;                    // the audited records are the pool's rows from here on
+  FeatureMatrix auditedFeatures;
+  std::vector<std::int32_t> auditedLabels;
+
+  std::size_t jobs() const { return included.size(); }
+  std::int64_t audited() const { return pool.size() - firstAudited; }
+};
+
+// Memberships: job 0 is the target (independent coins), jobs 1…N the shadow models.
+std::vector<std::vector<std::uint8_t>> memberships(std::int64_t poolSize, int shadows, std::uint64_t seed) {
+  std::vector<std::vector<std::uint8_t>> included;
+  included.reserve(static_cast<std::size_t>(shadows) + 1);
+  std::vector<std::uint8_t> target(static_cast<std::size_t>(poolSize));
+  Xoshiro256 engine = streamFor(seed, Stream::kAudit, kTargetMembership);
+  for (std::uint8_t& b : target) b = coin(engine) ? 1 : 0;
+  included.push_back(std::move(target));
+  for (std::vector<std::uint8_t>& s : shadowMemberships(poolSize, shadows, seed)) included.push_back(std::move(s));
+  return included;
+}
+
+// The target keeps the configured seed; each shadow model gets its own.
+std::vector<std::uint64_t> jobSeeds(std::uint64_t seed, std::size_t jobs) {
+  std::vector<std::uint64_t> seeds(jobs, seed);
+  for (std::size_t j = 1; j < jobs; ++j) seeds[j] = streamFor(seed, Stream::kAudit, kShadowSeeds, j)();
+  return seeds;
+}
+
+// Each run must be trainable: at least 10 records and a batch no larger than its data.
+Status checkTrainable(const std::vector<std::vector<std::uint8_t>>& included, std::int64_t poolSize, std::int64_t m) {
+  const std::int64_t needed = std::max<std::int64_t>(10, m);
+  for (std::size_t j = 0; j < included.size(); ++j) {
+    const std::int64_t size = countOf(included[j]);
+    if (size < needed) {
+      return Status::invalidArgument("the audit trains on random halves of the " + std::to_string(poolSize) +
+                                     " pooled records, and the " + jobName(j) + " drew only " + std::to_string(size) +
+                                     ": that is below " +
+                                     (m >= 10 ? "the batch size m = " + std::to_string(m) + " (lower --m)"
+                                              : std::string("the trainer's minimum of 10 records")) +
+                                     " — use more data");
+    }
+  }
+  return Status::ok();
+}
+
+Result<AuditPlan> planAudit(const TrainTestSplit& data, const AuditConfig& config, const TrainerConfig& base) {
+  AuditPlan plan;
+  plan.pool = poolWithCanaries(data.train, config.canaries, base.seed);
+  const std::int64_t poolSize = plan.pool.size();
+  plan.included = memberships(poolSize, config.shadowModels, base.seed);
+  plan.seeds = jobSeeds(base.seed, plan.included.size());
+  DPX_RETURN_IF_ERROR(checkTrainable(plan.included, poolSize, base.knobs.m));
+  // The audited records: the canaries when there are any (the worst case), else the pool.
+  plan.firstAudited = config.canaries > 0 ? data.train.size() : 0;
+  plan.auditedFeatures = plan.pool.features.bottomRows(plan.audited());
+  plan.auditedLabels.assign(plan.pool.labels.begin() + plan.firstAudited, plan.pool.labels.end());
+  return plan;
+}
+
+bool cancelRequested(const AuditConfig& config) {
+  return config.cancel && config.cancel->load(std::memory_order_relaxed);
+}
+
+// Trains model `job` on its half of the pool (one thread: the parallelism is across models) and
+// keeps its φ on the audited records, and the whole result for the target.
+void trainModel(std::size_t job, const AuditPlan& plan, const TrainTestSplit& data, const TrainerConfig& base,
+                const AuditConfig& config, ProgressMeter& meter, ModelOutcome& out) {
+  if (cancelRequested(config)) {
+    out.status = Status::cancelled("audit cancelled");
+    return;
+  }
+  try {
+    auto split = std::make_shared<TrainTestSplit>();
+    split->train = subset(plan.pool, plan.included[job], countOf(plan.included[job]));
+    split->test = data.test;
+    TrainerConfig c = base;
+    c.threads = 1;
+    c.seed = plan.seeds[job];
+    Result<std::unique_ptr<Trainer>> trainer = Trainer::create(c, split);
+    if (!trainer) {
+      out.status = trainer.status().withContext(jobName(job));
+      return;
+    }
+    TrainingControl control;
+    TrainerCallbacks callbacks;
+    callbacks.progress = [&](double fraction, std::int64_t) {
+      if (cancelRequested(config)) control.requestCancel();
+      meter.update(job, fraction);
+    };
+    Result<TrainingResult> result = (*trainer)->run(&control, callbacks);
+    if (!result) {
+      out.status = result.status().withContext(jobName(job));
+      return;
+    }
+    if (result->cancelled) {
+      out.status = Status::cancelled("audit cancelled");
+      return;
+    }
+    out.phi = trueClassLogits(result->model, plan.auditedFeatures, plan.auditedLabels);
+    meter.update(job, 1.0);
+    if (job == 0) out.result = std::move(*result);
+  } catch (const std::exception& e) {
+    out.status = Status::numericalIssue(jobName(job) + ": " + e.what());
+  }
+}
+
+// The target and every shadow model, in parallel inside an arena of the configured thread count.
+Result<std::vector<ModelOutcome>> trainModels(const AuditPlan& plan, const TrainTestSplit& data,
+                                              const TrainerConfig& base, const AuditConfig& config,
+                                              ProgressMeter& meter) {
+  const std::size_t jobs = plan.jobs();
+  std::vector<ModelOutcome> outcomes(jobs);
+  {
+    tbb::task_arena arena(base.threads > 0 ? base.threads : tbb::task_arena::automatic);
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, jobs,
+                        [&](std::size_t job) { trainModel(job, plan, data, base, config, meter, outcomes[job]); });
+    });
+  }
+  if (cancelRequested(config)) return Status::cancelled("audit cancelled");
+  for (const ModelOutcome& o : outcomes) {
+    if (!o.status.isOk()) return o.status;
+  }
+  return outcomes;
+}
+
+// The report's target run and counts.
+AuditReport reportFor(TrainingResult target, const AuditPlan& plan, const AuditConfig& config) {
+  AuditReport report;
+  report.training = std::move(target);
+  report.confidence = config.confidence;
+  report.delta = report.training.delta;
+  report.epsilonUpperBound = report.training.epsilon;
+  report.accountant = report.training.run.accountant;
+  report.poolSize = plan.pool.size();
+  report.canaries = config.canaries;
+  report.auditedRecords = plan.audited();
+  report.targetRecords = countOf(plan.included[0]);
+  report.shadowModels = config.shadowModels;
+  return report;
+}
+
+// Each attack's score per audited record, and which of those records the target trained on.
+struct AttackScores {
+  std::vector<std::uint8_t> members;
+  std::vector<std::vector<double>> scores;  // loss threshold, then LiRA
+};
+
+AttackScores attackScores(std::vector<ModelOutcome>& outcomes, const AuditPlan& plan) {
+  AttackScores out;
+  const std::span<const std::uint8_t> targetIn(plan.included[0]);
+  out.members.assign(targetIn.begin() + plan.firstAudited, targetIn.end());
+  const std::vector<double>& targetPhi = outcomes[0].phi;
+  std::vector<std::vector<double>> shadowPhi;
+  std::vector<std::vector<std::uint8_t>> shadowIn;
+  for (std::size_t j = 1; j < plan.jobs(); ++j) {
+    shadowPhi.push_back(std::move(outcomes[j].phi));
+    shadowIn.emplace_back(plan.included[j].begin() + plan.firstAudited, plan.included[j].end());
+  }
+  out.scores.resize(2);
+  // −loss: the cross-entropy of the true class is log(1 + e^{−φ}).
+  for (double phi : targetPhi) out.scores[0].push_back(-softplus(-phi));
+  out.scores[1] = liraScores(targetPhi, shadowPhi, shadowIn);
+  return out;
+}
+
+AttackReport attackReport(std::size_t a, std::vector<double> scores, const std::vector<std::uint8_t>& members) {
+  static constexpr const char* kIds[2] = {"loss-threshold", "lira"};
+  static constexpr const char* kNames[2] = {"loss threshold", "likelihood ratio (LiRA, online)"};
+  static constexpr const char* kCitations[2] = {"Yeom, Giacomelli, Fredrikson & Jha 2018",
+                                                "Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022"};
+  AttackReport attack;
+  attack.id = kIds[a];
+  attack.name = kNames[a];
+  attack.citation = kCitations[a];
+  attack.roc = rocCurve(scores, members);
+  attack.auc = areaUnderCurve(attack.roc);
+  attack.tprAtFpr1e3 = tprAtFpr(attack.roc, 1e-3);
+  attack.tprAtFpr1e2 = tprAtFpr(attack.roc, 1e-2);
+  attack.tradeoff = tradeoffPoints(attack.roc);
+  attack.scores = std::move(scores);
+  return attack;
+}
+
+// The attacks with their ROC and both ε lower bounds; the report's bounds are the largest.
+Status addAttacks(AuditReport& report, AttackScores scored, std::uint64_t seed) {
+  const std::vector<std::uint8_t>& members = scored.members;
+  std::vector<std::uint8_t> selectionHalf(members.size());
+  Xoshiro256 engine = streamFor(seed, Stream::kAudit, kSplitHalves);
+  for (std::uint8_t& b : selectionHalf) b = coin(engine) ? 1 : 0;
+  Result<std::vector<OneRunBound>> oneRun = oneRunAudit(scored.scores, members, report.delta, report.confidence);
+  if (!oneRun) return oneRun.status().withContext("one-run ε lower bound");
+  Result<std::vector<SplitBound>> split =
+      splitClopperPearsonAudit(scored.scores, members, selectionHalf, report.delta, report.confidence);
+  if (!split) return split.status().withContext("Clopper–Pearson ε estimate");
+  for (std::size_t a = 0; a < 2; ++a) {
+    AttackReport attack = attackReport(a, std::move(scored.scores[a]), members);
+    attack.oneRun = (*oneRun)[a];
+    attack.split = (*split)[a];
+    report.epsilonLowerBound = std::max(report.epsilonLowerBound, attack.oneRun.epsilon);
+    report.epsilonLowerBoundCp = std::max(report.epsilonLowerBoundCp, attack.split.epsilon);
+    report.attacks.push_back(std::move(attack));
+  }
+  report.bestAttack = report.attacks[1].auc > report.attacks[0].auc ? 1 : 0;
+  report.boundMethod = "one-run (Steinke, Nasr & Jagielski 2023, Thm 3.1), " +
+                       std::to_string(report.attacks[0].oneRun.tests) + " tests (guess rules x attacks), Bonferroni";
+  return Status::ok();
+}
+
+// What was decided and why, caveats included.
+void addNotes(AuditReport& report) {
+  const OneRunBound& any = report.attacks[0].oneRun;
+  const std::int64_t audited = report.auditedRecords;
+  std::vector<std::string>& notes = report.notes;
+  notes.push_back("each of the " + std::to_string(report.poolSize) +
+                  " pooled records was included with probability 1/2: "
+                  "the target trained on " +
+                  std::to_string(report.targetRecords) + "; " + std::to_string(audited) + " audited (" +
+                  (report.canaries > 0 ? "the canaries" : "the whole pool") + "), " +
+                  std::to_string(report.auditedMembers) + " of them members");
+  notes.push_back("one-run bound: m = " + std::to_string(audited) + " audited records, significance " +
+                  formatNumber(1.0 - report.confidence) + " split over " + std::to_string(any.tests) +
+                  " tests (each at confidence " + formatNumber(any.testConfidence, 6) + ")");
+  notes.push_back(
+      "epsilon_lower_bound_cp: Clopper-Pearson on a held-out half with the threshold chosen on the "
+      "other half; the records share one training run, so they are not independent trials and this "
+      "is an estimate, not a bound");
+  if (audited == 0 || report.auditedMembers == 0 || report.auditedMembers == audited) {
+    notes.push_back("all audited records fell on one side (IN or OUT): the ROC is degenerate; use more records");
+  }
+  if (!report.epsilonUpperBound) {
+    notes.push_back(std::string(mechanismId(report.training.run.mechanism)) +
+                    " is not private: there is no proven upper bound to compare with");
+  }
+  if (const accounting::Accountant* acc = accounting::findAccountant(report.accountant);
+      acc && acc->assumptions().neighbouring == Neighbouring::kReplaceOne) {
+    notes.push_back(report.accountant +
+                    " proves ε for replace-one neighbours, while the audit's IN/OUT game adds "
+                    "or removes records: the comparison is indicative, not a theorem");
+  }
+  if (!report.training.run.violations.empty()) {
+    notes.push_back(
+        "the target run violates assumptions of its accountant, so its ε may not be a valid upper "
+        "bound (see violations)");
+  }
+}
+
+}  // namespace
 
 Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const TrainTestSplit> data,
                              const AuditConfig& config) {
@@ -306,194 +577,15 @@ Result<AuditReport> runAudit(const Trainer& configured, std::shared_ptr<const Tr
     DPX_RETURN_IF_ERROR(validate(config, data.get()));
     const auto start = Clock::now();
     const TrainerConfig& base = configured.config();
-    const std::uint64_t seed = base.seed;
-    const Dataset pool = poolWithCanaries(data->train, config.canaries, seed);
-    const std::int64_t poolSize = pool.size();
-    const int shadows = config.shadowModels;
-    const std::size_t jobs = static_cast<std::size_t>(shadows) + 1;
+    DPX_ASSIGN_OR_RETURN(const AuditPlan plan, planAudit(*data, config, base));
+    ProgressMeter meter(config.progress, plan.jobs());
+    DPX_ASSIGN_OR_RETURN(std::vector<ModelOutcome> outcomes, trainModels(plan, *data, base, config, meter));
 
-    // Memberships: job 0 is the target (independent coins), jobs 1…N the shadow models.
-    std::vector<std::vector<std::uint8_t>> included;
-    included.reserve(jobs);
-    {
-      std::vector<std::uint8_t> target(static_cast<std::size_t>(poolSize));
-      Xoshiro256 engine = streamFor(seed, Stream::kAudit, kTargetMembership);
-      for (std::uint8_t& b : target) b = coin(engine) ? 1 : 0;
-      included.push_back(std::move(target));
-      for (std::vector<std::uint8_t>& s : shadowMemberships(poolSize, shadows, seed)) included.push_back(std::move(s));
-    }
-    std::vector<std::uint64_t> seeds(jobs, seed);
-    for (std::size_t j = 1; j < jobs; ++j) seeds[j] = streamFor(seed, Stream::kAudit, kShadowSeeds, j)();
-
-    // Each run must be trainable: at least 10 records and a batch no larger than its data.
-    const std::int64_t needed = std::max<std::int64_t>(10, base.knobs.m);
-    for (std::size_t j = 0; j < jobs; ++j) {
-      const std::int64_t size = countOf(included[j]);
-      if (size < needed) {
-        return Status::invalidArgument(
-            "the audit trains on random halves of the " + std::to_string(poolSize) + " pooled records, and the " +
-            jobName(j) + " drew only " + std::to_string(size) + ": that is below " +
-            (base.knobs.m >= 10 ? "the batch size m = " + std::to_string(base.knobs.m) + " (lower --m)"
-                                : std::string("the trainer's minimum of 10 records")) +
-            " — use more data");
-      }
-    }
-
-    // The audited records: the canaries when there are any (the worst case), else the pool.
-    const std::int64_t firstAudited = config.canaries > 0 ? data->train.size() : 0;
-    const std::int64_t audited = poolSize - firstAudited;
-    const FeatureMatrix auditedFeatures = pool.features.bottomRows(audited);
-    const std::vector<std::int32_t> auditedLabels(pool.labels.begin() + firstAudited, pool.labels.end());
-
-    std::vector<ModelOutcome> outcomes(jobs);
-    ProgressMeter meter(config.progress, jobs);
-    auto cancelRequested = [&] { return config.cancel && config.cancel->load(std::memory_order_relaxed); };
-    auto train = [&](std::size_t job) {
-      ModelOutcome& out = outcomes[job];
-      if (cancelRequested()) {
-        out.status = Status::cancelled("audit cancelled");
-        return;
-      }
-      try {
-        auto split = std::make_shared<TrainTestSplit>();
-        split->train = subset(pool, included[job], countOf(included[job]));
-        split->test = data->test;
-        TrainerConfig c = base;
-        c.threads = 1;  // the parallelism is across models
-        c.seed = seeds[job];
-        Result<std::unique_ptr<Trainer>> trainer = Trainer::create(c, split);
-        if (!trainer) {
-          out.status = trainer.status().withContext(jobName(job));
-          return;
-        }
-        TrainingControl control;
-        TrainerCallbacks callbacks;
-        callbacks.progress = [&](double fraction, std::int64_t) {
-          if (cancelRequested()) control.requestCancel();
-          meter.update(job, fraction);
-        };
-        Result<TrainingResult> result = (*trainer)->run(&control, callbacks);
-        if (!result) {
-          out.status = result.status().withContext(jobName(job));
-          return;
-        }
-        if (result->cancelled) {
-          out.status = Status::cancelled("audit cancelled");
-          return;
-        }
-        out.phi = trueClassLogits(result->model, auditedFeatures, auditedLabels);
-        meter.update(job, 1.0);
-        if (job == 0) out.result = std::move(*result);
-      } catch (const std::exception& e) {
-        out.status = Status::numericalIssue(jobName(job) + ": " + e.what());
-      }
-    };
-    {
-      tbb::task_arena arena(base.threads > 0 ? base.threads : tbb::task_arena::automatic);
-      arena.execute([&] { tbb::parallel_for(std::size_t{0}, jobs, [&](std::size_t job) { train(job); }); });
-    }
-    if (cancelRequested()) return Status::cancelled("audit cancelled");
-    for (const ModelOutcome& o : outcomes) {
-      if (!o.status.isOk()) return o.status;
-    }
-
-    AuditReport report;
-    report.training = std::move(*outcomes[0].result);
-    report.confidence = config.confidence;
-    report.delta = report.training.delta;
-    report.epsilonUpperBound = report.training.epsilon;
-    report.accountant = report.training.run.accountant;
-    report.poolSize = poolSize;
-    report.canaries = config.canaries;
-    report.auditedRecords = audited;
-    report.targetRecords = countOf(included[0]);
-    report.shadowModels = shadows;
-
-    const std::span<const std::uint8_t> targetIn(included[0]);
-    const std::vector<std::uint8_t> members(targetIn.begin() + firstAudited, targetIn.end());
-    report.auditedMembers = countOf(members);
-    const std::vector<double>& targetPhi = outcomes[0].phi;
-    std::vector<std::vector<double>> shadowPhi;
-    std::vector<std::vector<std::uint8_t>> shadowIn;
-    for (std::size_t j = 1; j < jobs; ++j) {
-      shadowPhi.push_back(std::move(outcomes[j].phi));
-      shadowIn.emplace_back(included[j].begin() + firstAudited, included[j].end());
-    }
-
-    std::vector<std::vector<double>> scores(2);
-    // −loss: the cross-entropy of the true class is log(1 + e^{−φ}).
-    for (double phi : targetPhi) scores[0].push_back(-softplus(-phi));
-    scores[1] = liraScores(targetPhi, shadowPhi, shadowIn);
-
-    std::vector<std::uint8_t> selectionHalf(members.size());
-    {
-      Xoshiro256 engine = streamFor(seed, Stream::kAudit, kSplitHalves);
-      for (std::uint8_t& b : selectionHalf) b = coin(engine) ? 1 : 0;
-    }
-    Result<std::vector<OneRunBound>> oneRun = oneRunAudit(scores, members, report.delta, config.confidence);
-    if (!oneRun) return oneRun.status().withContext("one-run ε lower bound");
-    Result<std::vector<SplitBound>> split =
-        splitClopperPearsonAudit(scores, members, selectionHalf, report.delta, config.confidence);
-    if (!split) return split.status().withContext("Clopper–Pearson ε estimate");
-
-    const char* ids[2] = {"loss-threshold", "lira"};
-    const char* names[2] = {"loss threshold", "likelihood ratio (LiRA, online)"};
-    const char* citations[2] = {"Yeom, Giacomelli, Fredrikson & Jha 2018",
-                                "Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022"};
-    for (std::size_t a = 0; a < 2; ++a) {
-      AttackReport attack;
-      attack.id = ids[a];
-      attack.name = names[a];
-      attack.citation = citations[a];
-      attack.roc = rocCurve(scores[a], members);
-      attack.auc = areaUnderCurve(attack.roc);
-      attack.tprAtFpr1e3 = tprAtFpr(attack.roc, 1e-3);
-      attack.tprAtFpr1e2 = tprAtFpr(attack.roc, 1e-2);
-      attack.tradeoff = tradeoffPoints(attack.roc);
-      attack.oneRun = (*oneRun)[a];
-      attack.split = (*split)[a];
-      attack.scores = std::move(scores[a]);
-      report.epsilonLowerBound = std::max(report.epsilonLowerBound, attack.oneRun.epsilon);
-      report.epsilonLowerBoundCp = std::max(report.epsilonLowerBoundCp, attack.split.epsilon);
-      report.attacks.push_back(std::move(attack));
-    }
-    report.bestAttack = report.attacks[1].auc > report.attacks[0].auc ? 1 : 0;
-    const OneRunBound& any = report.attacks[0].oneRun;
-    report.boundMethod = "one-run (Steinke, Nasr & Jagielski 2023, Thm 3.1), " + std::to_string(any.tests) +
-                         " tests (guess rules x attacks), Bonferroni";
-
-    std::vector<std::string>& notes = report.notes;
-    notes.push_back("each of the " + std::to_string(poolSize) +
-                    " pooled records was included with probability 1/2: "
-                    "the target trained on " +
-                    std::to_string(report.targetRecords) + "; " + std::to_string(audited) + " audited (" +
-                    (config.canaries > 0 ? "the canaries" : "the whole pool") + "), " +
-                    std::to_string(report.auditedMembers) + " of them members");
-    notes.push_back("one-run bound: m = " + std::to_string(audited) + " audited records, significance " +
-                    formatNumber(1.0 - config.confidence) + " split over " + std::to_string(any.tests) +
-                    " tests (each at confidence " + formatNumber(any.testConfidence, 6) + ")");
-    notes.push_back(
-        "epsilon_lower_bound_cp: Clopper-Pearson on a held-out half with the threshold chosen on the "
-        "other half; the records share one training run, so they are not independent trials and this "
-        "is an estimate, not a bound");
-    if (members.empty() || report.auditedMembers == 0 || report.auditedMembers == audited) {
-      notes.push_back("all audited records fell on one side (IN or OUT): the ROC is degenerate; use more records");
-    }
-    if (!report.epsilonUpperBound) {
-      notes.push_back(std::string(mechanismId(report.training.run.mechanism)) +
-                      " is not private: there is no proven upper bound to compare with");
-    }
-    if (const accounting::Accountant* acc = accounting::findAccountant(report.accountant);
-        acc && acc->assumptions().neighbouring == Neighbouring::kReplaceOne) {
-      notes.push_back(report.accountant +
-                      " proves ε for replace-one neighbours, while the audit's IN/OUT game adds "
-                      "or removes records: the comparison is indicative, not a theorem");
-    }
-    if (!report.training.run.violations.empty()) {
-      notes.push_back(
-          "the target run violates assumptions of its accountant, so its ε may not be a valid upper "
-          "bound (see violations)");
-    }
+    AuditReport report = reportFor(std::move(*outcomes[0].result), plan, config);
+    AttackScores scored = attackScores(outcomes, plan);
+    report.auditedMembers = countOf(scored.members);
+    DPX_RETURN_IF_ERROR(addAttacks(report, std::move(scored), base.seed));
+    addNotes(report);
     report.accountantEpsilons = accountantEpsilons(report.training);
     flagContradiction(report);
     report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -559,6 +651,25 @@ void writeTprAtFpr(JsonWriter& json, const AttackReport& a) {
   json.key("tpr_at_fpr").beginObject().field("0.001", a.tprAtFpr1e3).field("0.01", a.tprAtFpr1e2).endObject();
 }
 
+// One element of `attacks`: the attack, its thinned ROC and both ε estimates in detail.
+void writeAttack(JsonWriter& json, const AttackReport& a) {
+  json.beginObject().field("id", a.id).field("name", a.name).field("citation", a.citation);
+  json.field("auc", a.auc);
+  writeTprAtFpr(json, a);
+  const std::vector<RocPoint> roc = thinRoc(a.roc);
+  writePairs(json, "roc", roc, false);
+  writePairs(json, "tradeoff", roc, true);
+  json.key("one_run").beginObject().field("epsilon", a.oneRun.epsilon).field("k_plus", a.oneRun.rule.kPlus);
+  json.field("k_minus", a.oneRun.rule.kMinus).field("guesses", a.oneRun.guesses).field("correct", a.oneRun.correct);
+  json.field("examples", a.oneRun.examples).field("tests", a.oneRun.tests);
+  json.field("test_confidence", a.oneRun.testConfidence).endObject();
+  json.key("split_cp").beginObject().field("epsilon", a.split.epsilon).field("threshold", a.split.threshold);
+  json.field("fpr", a.split.fpr).field("fnr", a.split.fnr).field("fpr_upper", a.split.fprUpper);
+  json.field("fnr_upper", a.split.fnrUpper).field("positives", a.split.positives);
+  json.field("negatives", a.split.negatives).endObject();
+  json.endObject();
+}
+
 }  // namespace
 
 void writeAuditJson(JsonWriter& json, const AuditReport& report) {
@@ -596,23 +707,7 @@ void writeAuditJson(JsonWriter& json, const AuditReport& report) {
   for (const std::string& n : report.notes) json.value(n);
   json.endArray();
   json.key("attacks").beginArray();
-  for (const AttackReport& a : report.attacks) {
-    json.beginObject().field("id", a.id).field("name", a.name).field("citation", a.citation);
-    json.field("auc", a.auc);
-    writeTprAtFpr(json, a);
-    const std::vector<RocPoint> roc = thinRoc(a.roc);
-    writePairs(json, "roc", roc, false);
-    writePairs(json, "tradeoff", roc, true);
-    json.key("one_run").beginObject().field("epsilon", a.oneRun.epsilon).field("k_plus", a.oneRun.rule.kPlus);
-    json.field("k_minus", a.oneRun.rule.kMinus).field("guesses", a.oneRun.guesses).field("correct", a.oneRun.correct);
-    json.field("examples", a.oneRun.examples).field("tests", a.oneRun.tests);
-    json.field("test_confidence", a.oneRun.testConfidence).endObject();
-    json.key("split_cp").beginObject().field("epsilon", a.split.epsilon).field("threshold", a.split.threshold);
-    json.field("fpr", a.split.fpr).field("fnr", a.split.fnr).field("fpr_upper", a.split.fprUpper);
-    json.field("fnr_upper", a.split.fnrUpper).field("positives", a.split.positives);
-    json.field("negatives", a.split.negatives).endObject();
-    json.endObject();
-  }
+  for (const AttackReport& a : report.attacks) writeAttack(json, a);
   json.endArray();
 }
 

@@ -63,9 +63,8 @@ Result<Bracket> findRootBracket(F&& f, double lo, double hi, const RootOptions& 
 
 template <typename F>
 Result<double> findRoot(F&& f, double lo, double hi, const RootOptions& options = {}) {
-  auto bracket = findRootBracket(std::forward<F>(f), lo, hi, options);
-  if (!bracket) return bracket.status();
-  return 0.5 * (bracket->lower + bracket->upper);
+  DPX_ASSIGN_OR_RETURN(const auto bracket, findRootBracket(std::forward<F>(f), lo, hi, options));
+  return 0.5 * (bracket.lower + bracket.upper);
 }
 
 struct Minimum {

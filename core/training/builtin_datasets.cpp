@@ -34,10 +34,9 @@ Result<LoadedData> loadEmbeddedCsv(std::span<const std::uint8_t> gzipped, const 
   csv.delimiter = ',';
   csv.labelColumn = -1;
   csv.labelColumnName.reset();
-  auto parsed = parseCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv, name);
-  if (!parsed) return parsed.status();
   LoadedData loaded;
-  loaded.train = std::move(parsed).value();
+  DPX_ASSIGN_OR_RETURN(
+      loaded.train, parseCsv(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), csv, name));
   return loaded;
 }
 
@@ -64,14 +63,13 @@ Result<LoadedData> loadFashionMnist(const std::string& directory, const LoadOpti
     return Status::ioError("builtin:fashion-mnist: the Fashion-MNIST files are not in " + directory +
                            "; install the Debian package dataset-fashion-mnist (apt install dataset-fashion-mnist)");
   }
-  auto loaded = loadIdxDirectory(directory, options, "builtin:fashion-mnist");
-  if (!loaded) return loaded.status();
-  if (loaded->train.numClasses != static_cast<int>(kFashionMnistClasses.size())) {
-    return Status::parseError("builtin:fashion-mnist: " + std::to_string(loaded->train.numClasses) + " classes in " +
+  DPX_ASSIGN_OR_RETURN(auto loaded, loadIdxDirectory(directory, options, "builtin:fashion-mnist"));
+  if (loaded.train.numClasses != static_cast<int>(kFashionMnistClasses.size())) {
+    return Status::parseError("builtin:fashion-mnist: " + std::to_string(loaded.train.numClasses) + " classes in " +
                               directory + ", expected 10");
   }
-  loaded->train.classNames = kFashionMnistClasses;
-  if (loaded->test) loaded->test->classNames = kFashionMnistClasses;
+  loaded.train.classNames = kFashionMnistClasses;
+  if (loaded.test) loaded.test->classNames = kFashionMnistClasses;
   return loaded;
 }
 

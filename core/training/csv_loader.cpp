@@ -203,184 +203,260 @@ HeaderKind detectHeader(const std::vector<Field>& first, const std::vector<Field
   return HeaderKind::kNone;
 }
 
-Result<Dataset> parseCsvText(std::string_view text, const LoadOptions& options, std::string_view what) {
-  const std::string prefix(what);
-  const auto at = [&prefix](std::int64_t line) { return prefix + ": line " + std::to_string(line); };
-  const auto atField = [&at](std::int64_t line, std::size_t field) {
-    return at(line) + ", field " + std::to_string(field);
-  };
+// The first non-blank lines, from which the delimiter and the header are guessed.
+struct Sample {
+  std::vector<std::string_view> lines;
+  std::vector<std::int64_t> lineNumbers;
+};
 
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark
-  const std::int64_t maxFeatures = std::clamp<std::int64_t>(options.maxFeatures, 0, INT_MAX - 1);
-  const auto maxFields = static_cast<std::size_t>(maxFeatures) + 1;
-
-  std::vector<std::string_view> sample;
-  std::vector<std::int64_t> sampleLine;
-  {
-    LineCursor cursor(text);
-    std::string_view line;
-    while (sample.size() < kSniffLines && cursor.next(line)) {
-      if (trimBlanks(line).empty()) continue;
-      sample.push_back(line);
-      sampleLine.push_back(cursor.lineNumber());
-    }
+Sample sniff(std::string_view text) {
+  Sample sample;
+  LineCursor cursor(text);
+  std::string_view line;
+  while (sample.lines.size() < kSniffLines && cursor.next(line)) {
+    if (trimBlanks(line).empty()) continue;
+    sample.lines.push_back(line);
+    sample.lineNumbers.push_back(cursor.lineNumber());
   }
-  if (sample.empty()) return Status::parseError(prefix + ": no records");
+  return sample;
+}
 
-  char delimiter = options.delimiter;
+// Splits lines into fields at the file's delimiter and names lines and fields in messages.
+class CsvSplitter {
+ public:
+  CsvSplitter(const std::string& prefix, char delimiter, std::int64_t maxFeatures)
+      : m_prefix(prefix),
+        m_delimiter(delimiter),
+        m_maxFeatures(maxFeatures),
+        m_maxFields(static_cast<std::size_t>(maxFeatures) + 1) {}
+
+  const std::string& prefix() const { return m_prefix; }
+  std::string at(std::int64_t line) const { return m_prefix + ": line " + std::to_string(line); }
+  std::string atField(std::int64_t line, std::size_t field) const {
+    return at(line) + ", field " + std::to_string(field);
+  }
+
+  // The fields of `line`, or the status naming the line and field that could not be split.
+  Status split(std::string_view line, std::int64_t lineNumber, std::vector<Field>& fields) const {
+    const SplitError error = m_delimiter == kBlankRuns ? splitBlankRuns(line, fields, m_maxFields)
+                                                       : splitDelimited(line, m_delimiter, fields, m_maxFields);
+    if (!error.reason) return Status::ok();
+    if (error.field > m_maxFields) {
+      return Status::parseError(at(lineNumber) + ": more than " + std::to_string(m_maxFields) +
+                                " fields (the limit is " + std::to_string(m_maxFeatures) + " features and a label)");
+    }
+    return Status::parseError(atField(lineNumber, error.field) + ": " + error.reason);
+  }
+
+ private:
+  const std::string& m_prefix;
+  char m_delimiter;
+  std::int64_t m_maxFeatures;
+  std::size_t m_maxFields;
+};
+
+Result<char> chooseDelimiter(const LoadOptions& options, const Sample& sample, const std::string& prefix) {
+  const char delimiter = options.delimiter;
   if (delimiter == '\n' || delimiter == '\r' || delimiter == '"') {
     return Status::invalidArgument(prefix + ": a line break or a quote cannot be the delimiter");
   }
-  if (delimiter == 0) delimiter = detectDelimiter(sample);
-  const auto split = [&](std::string_view line, std::vector<Field>& fields) {
-    return delimiter == kBlankRuns ? splitBlankRuns(line, fields, maxFields)
-                                   : splitDelimited(line, delimiter, fields, maxFields);
-  };
-  const auto splitFailure = [&](std::int64_t line, const SplitError& error) {
-    if (error.field > maxFields) {
-      return Status::parseError(at(line) + ": more than " + std::to_string(maxFields) + " fields (the limit is " +
-                                std::to_string(maxFeatures) + " features and a label)");
-    }
-    return Status::parseError(atField(line, error.field) + ": " + error.reason);
-  };
+  return delimiter == 0 ? detectDelimiter(sample.lines) : delimiter;
+}
 
-  std::vector<Field> first;
-  std::vector<Field> second;
-  if (const auto error = split(sample[0], first); error.reason) return splitFailure(sampleLine[0], error);
-  const bool haveSecond = sample.size() > 1;
-  if (haveSecond) {
-    if (const auto error = split(sample[1], second); error.reason) return splitFailure(sampleLine[1], error);
-  }
-  const HeaderKind header = detectHeader(first, haveSecond ? &second : nullptr, options);
-
-  std::int64_t headerLine = 0;  // 0: no header
-  std::int64_t claimedRecords = -1;
+// What the first lines say about the rest of the file.
+struct CsvLayout {
+  HeaderKind header = HeaderKind::kNone;
+  std::int64_t headerLine = 0;            // 0: no header
+  std::int64_t claimedRecords = -1;       // from a sklearn header
   std::vector<std::string> namedClasses;  // from a sklearn header
-  std::vector<std::string> columnNames;
-  std::size_t expected = first.size();
-  if (header == HeaderKind::kSklearn) {
-    headerLine = sampleLine[0];
+  std::vector<std::string> columnNames;   // from a header naming the columns
+  std::size_t expected = 0;               // fields per record
+  std::size_t labelIndex = 0;
+
+  bool classesNamed() const { return header == HeaderKind::kSklearn && !namedClasses.empty(); }
+};
+
+// Reads the header, if any, from the first line (the second tells how many fields a record has).
+Status readHeader(CsvLayout& layout, const std::vector<Field>& first, const std::vector<Field>& second,
+                  const Sample& sample, const CsvSplitter& splitter) {
+  layout.expected = first.size();
+  if (layout.header == HeaderKind::kSklearn) {
+    layout.headerLine = sample.lineNumbers[0];
     std::int64_t claimedFeatures = 0;
-    readCount(first[0], claimedRecords);
+    readCount(first[0], layout.claimedRecords);
     readCount(first[1], claimedFeatures);
-    for (std::size_t j = 2; j < first.size(); ++j) namedClasses.push_back(unescape(first[j]));
+    for (std::size_t j = 2; j < first.size(); ++j) layout.namedClasses.push_back(unescape(first[j]));
     if (static_cast<std::int64_t>(second.size()) != claimedFeatures + 1) {
-      return Status::parseError(at(headerLine) + ": header claims " + std::to_string(claimedFeatures) +
-                                " features per record, but line " + std::to_string(sampleLine[1]) + " has " +
+      return Status::parseError(splitter.at(layout.headerLine) + ": header claims " + std::to_string(claimedFeatures) +
+                                " features per record, but line " + std::to_string(sample.lineNumbers[1]) + " has " +
                                 std::to_string(second.size()) + " fields (expected " +
                                 std::to_string(claimedFeatures + 1) + ": the features and a label)");
     }
-    expected = second.size();
-  } else if (header == HeaderKind::kNames) {
-    headerLine = sampleLine[0];
-    for (const auto& field : first) columnNames.push_back(unescape(field));
+    layout.expected = second.size();
+  } else if (layout.header == HeaderKind::kNames) {
+    layout.headerLine = sample.lineNumbers[0];
+    for (const auto& field : first) layout.columnNames.push_back(unescape(field));
   }
-  if (expected < 2) {
-    return Status::parseError(at(sampleLine[0]) + ": found 1 field; a record needs a label and at least one feature " +
+  if (layout.expected < 2) {
+    return Status::parseError(splitter.at(sample.lineNumbers[0]) +
+                              ": found 1 field; a record needs a label and at least one feature " +
                               "(is the delimiter right?)");
   }
+  return Status::ok();
+}
 
-  std::size_t labelIndex = 0;
+// The label's column: named in the header, or by (possibly negative) position.
+Result<std::size_t> labelColumnIndex(const CsvLayout& layout, const LoadOptions& options, const std::string& prefix) {
   if (options.labelColumnName) {
-    if (header != HeaderKind::kNames) {
+    if (layout.header != HeaderKind::kNames) {
       return Status::invalidArgument(prefix + ": the label column " + quoteForMessage(*options.labelColumnName) +
                                      " is given by name, but the file has no header line naming its columns");
     }
-    const auto found = std::find(columnNames.begin(), columnNames.end(), *options.labelColumnName);
-    if (found == columnNames.end()) {
+    const std::vector<std::string>& names = layout.columnNames;
+    const auto found = std::find(names.begin(), names.end(), *options.labelColumnName);
+    if (found == names.end()) {
       return Status::invalidArgument(prefix + ": no column named " + quoteForMessage(*options.labelColumnName) +
-                                     " in the header on line " + std::to_string(headerLine));
+                                     " in the header on line " + std::to_string(layout.headerLine));
     }
-    labelIndex = static_cast<std::size_t>(found - columnNames.begin());
-  } else if (const auto index = resolveColumn(options.labelColumn, expected)) {
-    labelIndex = *index;
-  } else {
-    return Status::invalidArgument(prefix + ": label column " + std::to_string(options.labelColumn) +
-                                   " is outside the " + std::to_string(expected) + " columns");
+    return static_cast<std::size_t>(found - names.begin());
   }
+  if (const auto index = resolveColumn(options.labelColumn, layout.expected)) return *index;
+  return Status::invalidArgument(prefix + ": label column " + std::to_string(options.labelColumn) + " is outside the " +
+                                 std::to_string(layout.expected) + " columns");
+}
 
-  const std::size_t dimension = expected - 1;
+Result<CsvLayout> readLayout(const Sample& sample, const CsvSplitter& splitter, const LoadOptions& options) {
+  std::vector<Field> first;
+  std::vector<Field> second;
+  DPX_RETURN_IF_ERROR(splitter.split(sample.lines[0], sample.lineNumbers[0], first));
+  const bool haveSecond = sample.lines.size() > 1;
+  if (haveSecond) DPX_RETURN_IF_ERROR(splitter.split(sample.lines[1], sample.lineNumbers[1], second));
+  CsvLayout layout;
+  layout.header = detectHeader(first, haveSecond ? &second : nullptr, options);
+  DPX_RETURN_IF_ERROR(readHeader(layout, first, second, sample, splitter));
+  DPX_ASSIGN_OR_RETURN(layout.labelIndex, labelColumnIndex(layout, options, splitter.prefix()));
+  return layout;
+}
+
+// The records read so far: features row-major, labels as classes (or provisional ids of mapper).
+struct CsvRecords {
   std::vector<float> values;
   std::vector<std::int32_t> labels;
-  {
-    // Reservations are bounded by the text itself (every field takes at least two bytes), never
-    // by what the first line or a header claims.
-    const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    const std::size_t byText = text.size() / 2 + 1;
-    const std::size_t rows =
-        std::min({lines, byText, static_cast<std::size_t>(std::max<std::int64_t>(options.maxRecords, 0))});
-    values.reserve(rows > byText / dimension ? byText : rows * dimension);
-    labels.reserve(rows);
-  }
-
-  const bool classesNamed = header == HeaderKind::kSklearn && !namedClasses.empty();
   detail::LabelMapper mapper;
-  std::vector<Field> fields;
-  fields.reserve(expected);
+};
+
+// Reservations are bounded by the text itself (every field takes at least two bytes), never by
+// what the first line or a header claims.
+void reserveRecords(std::string_view text, std::int64_t maxRecords, std::size_t dimension, CsvRecords& records) {
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  const std::size_t byText = text.size() / 2 + 1;
+  const std::size_t rows = std::min({lines, byText, static_cast<std::size_t>(std::max<std::int64_t>(maxRecords, 0))});
+  records.values.reserve(rows > byText / dimension ? byText : rows * dimension);
+  records.labels.reserve(rows);
+}
+
+// The label in field j (0-based) of a record: a class named in a sklearn header, or any text.
+Status readLabel(const Field& field, std::size_t j, std::int64_t lineNumber, const CsvLayout& layout,
+                 const CsvSplitter& splitter, CsvRecords& records) {
+  if (layout.classesNamed()) {
+    const std::size_t classes = layout.namedClasses.size();
+    double value = -1.0;
+    if (field.escaped || parseNumber(field.text, value) != NumberStatus::kOk || value < 0.0 ||
+        value >= static_cast<double>(classes) || std::floor(value) != value) {
+      return Status::parseError(splitter.atField(lineNumber, j + 1) + ": label " + quoteForMessage(field.text) +
+                                " is not one of the " + std::to_string(classes) +
+                                " classes named in the header (0 to " + std::to_string(classes - 1) + ")");
+    }
+    records.labels.push_back(static_cast<std::int32_t>(value));
+    return Status::ok();
+  }
   std::string unescaped;
+  std::string_view label = field.text;
+  if (field.escaped) {
+    unescaped = unescape(field);
+    label = unescaped;
+  }
+  if (label.empty()) return Status::parseError(splitter.atField(lineNumber, j + 1) + ": empty label");
+  std::int32_t id = 0;
+  if (!records.mapper.add(label, id)) {
+    return Status::parseError(splitter.atField(lineNumber, j + 1) + ": more than " +
+                              std::to_string(detail::kMaxClasses) + " distinct labels; is column " +
+                              std::to_string(j + 1) + " really the label?");
+  }
+  records.labels.push_back(id);
+  return Status::ok();
+}
+
+// The fields of one record, already split and counted.
+Status readRecord(const std::vector<Field>& fields, std::int64_t lineNumber, const CsvLayout& layout,
+                  const CsvSplitter& splitter, CsvRecords& records) {
+  for (std::size_t j = 0; j < layout.expected; ++j) {
+    const Field& field = fields[j];
+    if (j == layout.labelIndex) {
+      DPX_RETURN_IF_ERROR(readLabel(field, j, lineNumber, layout, splitter, records));
+      continue;
+    }
+    double value = 0.0;
+    const NumberStatus status = field.escaped ? NumberStatus::kNotANumber : parseNumber(field.text, value);
+    if (status != NumberStatus::kOk) {
+      return Status::parseError(splitter.atField(lineNumber, j + 1) + ": " + describeNumberError(status, field.text));
+    }
+    records.values.push_back(static_cast<float>(value));
+  }
+  return Status::ok();
+}
+
+Status readRecords(std::string_view text, const CsvLayout& layout, const CsvSplitter& splitter, std::int64_t maxRecords,
+                   CsvRecords& records) {
+  std::vector<Field> fields;
+  fields.reserve(layout.expected);
   LineCursor cursor(text);
   std::string_view line;
   while (cursor.next(line)) {
     const std::int64_t lineNumber = cursor.lineNumber();
-    if (lineNumber <= headerLine || trimBlanks(line).empty()) continue;
-    if (const auto error = split(line, fields); error.reason) return splitFailure(lineNumber, error);
-    if (fields.size() != expected) {
-      return Status::parseError(at(lineNumber) + ": expected " + std::to_string(expected) + " fields, found " +
-                                std::to_string(fields.size()));
+    if (lineNumber <= layout.headerLine || trimBlanks(line).empty()) continue;
+    DPX_RETURN_IF_ERROR(splitter.split(line, lineNumber, fields));
+    if (fields.size() != layout.expected) {
+      return Status::parseError(splitter.at(lineNumber) + ": expected " + std::to_string(layout.expected) +
+                                " fields, found " + std::to_string(fields.size()));
     }
-    if (static_cast<std::int64_t>(labels.size()) >= options.maxRecords) {
-      return Status::parseError(at(lineNumber) + ": more than " + std::to_string(options.maxRecords) +
+    if (static_cast<std::int64_t>(records.labels.size()) >= maxRecords) {
+      return Status::parseError(splitter.at(lineNumber) + ": more than " + std::to_string(maxRecords) +
                                 " records (the limit)");
     }
-    for (std::size_t j = 0; j < expected; ++j) {
-      const Field& field = fields[j];
-      if (j != labelIndex) {
-        double value = 0.0;
-        const NumberStatus status = field.escaped ? NumberStatus::kNotANumber : parseNumber(field.text, value);
-        if (status != NumberStatus::kOk) {
-          return Status::parseError(atField(lineNumber, j + 1) + ": " + describeNumberError(status, field.text));
-        }
-        values.push_back(static_cast<float>(value));
-        continue;
-      }
-      if (classesNamed) {
-        double value = -1.0;
-        if (field.escaped || parseNumber(field.text, value) != NumberStatus::kOk || value < 0.0 ||
-            value >= static_cast<double>(namedClasses.size()) || std::floor(value) != value) {
-          return Status::parseError(atField(lineNumber, j + 1) + ": label " + quoteForMessage(field.text) +
-                                    " is not one of the " + std::to_string(namedClasses.size()) +
-                                    " classes named in the header (0 to " + std::to_string(namedClasses.size() - 1) +
-                                    ")");
-        }
-        labels.push_back(static_cast<std::int32_t>(value));
-        continue;
-      }
-      std::string_view label = field.text;
-      if (field.escaped) {
-        unescaped = unescape(field);
-        label = unescaped;
-      }
-      if (label.empty()) return Status::parseError(atField(lineNumber, j + 1) + ": empty label");
-      std::int32_t id = 0;
-      if (!mapper.add(label, id)) {
-        return Status::parseError(atField(lineNumber, j + 1) + ": more than " + std::to_string(detail::kMaxClasses) +
-                                  " distinct labels; is column " + std::to_string(j + 1) + " really the label?");
-      }
-      labels.push_back(id);
-    }
+    DPX_RETURN_IF_ERROR(readRecord(fields, lineNumber, layout, splitter, records));
   }
+  return Status::ok();
+}
 
-  const auto records = static_cast<std::int64_t>(labels.size());
-  if (claimedRecords >= 0 && claimedRecords != records) {
-    return Status::parseError(at(headerLine) + ": header claims " + std::to_string(claimedRecords) +
-                              " records, but the file holds " + std::to_string(records));
+Result<Dataset> parseCsvText(std::string_view text, const LoadOptions& options, std::string_view what) {
+  const std::string prefix(what);
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte-order mark
+  const std::int64_t maxFeatures = std::clamp<std::int64_t>(options.maxFeatures, 0, INT_MAX - 1);
+  const Sample sample = sniff(text);
+  if (sample.lines.empty()) return Status::parseError(prefix + ": no records");
+  DPX_ASSIGN_OR_RETURN(const char delimiter, chooseDelimiter(options, sample, prefix));
+  const CsvSplitter splitter(prefix, delimiter, maxFeatures);
+  DPX_ASSIGN_OR_RETURN(CsvLayout layout, readLayout(sample, splitter, options));
+
+  const std::size_t dimension = layout.expected - 1;
+  CsvRecords records;
+  reserveRecords(text, options.maxRecords, dimension, records);
+  DPX_RETURN_IF_ERROR(readRecords(text, layout, splitter, options.maxRecords, records));
+
+  const auto count = static_cast<std::int64_t>(records.labels.size());
+  if (layout.claimedRecords >= 0 && layout.claimedRecords != count) {
+    return Status::parseError(splitter.at(layout.headerLine) + ": header claims " +
+                              std::to_string(layout.claimedRecords) + " records, but the file holds " +
+                              std::to_string(count));
   }
-  std::vector<std::string> classNames = classesNamed ? std::move(namedClasses) : mapper.finish(labels);
+  std::vector<std::string> classNames =
+      layout.classesNamed() ? std::move(layout.namedClasses) : records.mapper.finish(records.labels);
   const int numClasses = static_cast<int>(classNames.size());
   FeatureMatrix features =
-      Eigen::Map<const FeatureMatrix>(values.data(), records, static_cast<Eigen::Index>(dimension));
-  std::vector<float>().swap(values);  // the matrix holds its own copy; free this one before scaling
-  return detail::finishDataset(what, std::move(features), std::move(labels), numClasses, std::move(classNames),
+      Eigen::Map<const FeatureMatrix>(records.values.data(), count, static_cast<Eigen::Index>(dimension));
+  std::vector<float>().swap(records.values);  // the matrix holds its own copy; free this one before scaling
+  return detail::finishDataset(what, std::move(features), std::move(records.labels), numClasses, std::move(classNames),
                                options.scaling);
 }
 

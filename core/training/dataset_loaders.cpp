@@ -60,7 +60,7 @@ Dataset subset(const Dataset& data, const std::vector<std::int64_t>& rows, std::
   return out;
 }
 
-Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint64_t seed) {
+Status checkSplittable(const Dataset& data, double testFraction) {
   if (!(testFraction > 0.0 && testFraction < 1.0)) {
     return Status::invalidArgument("testFraction = " + std::to_string(testFraction) + " is outside (0, 1)");
   }
@@ -72,9 +72,13 @@ Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint
     return Status::invalidArgument(data.name + ": inconsistent dataset (" + std::to_string(data.features.rows()) +
                                    " feature rows, " + std::to_string(n) + " labels)");
   }
-  const auto classes = static_cast<std::size_t>(data.numClasses);
-  std::vector<std::vector<std::int64_t>> byClass(classes);
-  for (std::int64_t i = 0; i < n; ++i) {
+  return Status::ok();
+}
+
+// The rows of each class, in file order.
+Result<std::vector<std::vector<std::int64_t>>> rowsByClass(const Dataset& data) {
+  std::vector<std::vector<std::int64_t>> byClass(static_cast<std::size_t>(data.numClasses));
+  for (std::int64_t i = 0; i < data.size(); ++i) {
     const std::int32_t label = data.labels[static_cast<std::size_t>(i)];
     if (label < 0 || label >= data.numClasses) {
       return Status::invalidArgument(data.name + ": record " + std::to_string(i) + " has label " +
@@ -82,15 +86,19 @@ Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint
     }
     byClass[static_cast<std::size_t>(label)].push_back(i);
   }
+  return byClass;
+}
 
-  // Each class gives ⌊f·n_c⌋ records, and the rounding left over goes to the classes with the
-  // largest remainders (Hamilton's method), so the test set has round(f·n) records and every
-  // class's share differs from f·n_c by less than one record.
+// Test records per class: each class gives ⌊f·n_c⌋ records, and the rounding left over goes to
+// the classes with the largest remainders (Hamilton's method), so the test set has round(f·n)
+// records and every class's share differs from f·n_c by less than one record.
+std::vector<std::int64_t> testShares(const std::vector<std::vector<std::int64_t>>& byClass, double testFraction,
+                                     std::int64_t n) {
   const std::int64_t target = std::clamp<std::int64_t>(std::llround(testFraction * static_cast<double>(n)), 1, n - 1);
-  std::vector<std::int64_t> take(classes, 0);
+  std::vector<std::int64_t> take(byClass.size(), 0);
   std::vector<std::pair<double, std::size_t>> remainders;
   std::int64_t assigned = 0;
-  for (std::size_t c = 0; c < classes; ++c) {
+  for (std::size_t c = 0; c < byClass.size(); ++c) {
     const double exact = testFraction * static_cast<double>(byClass[c].size());
     take[c] = static_cast<std::int64_t>(std::floor(exact));
     assigned += take[c];
@@ -110,11 +118,17 @@ Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint
     }
     if (!gave) break;
   }
+  return take;
+}
 
+Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint64_t seed) {
+  DPX_RETURN_IF_ERROR(checkSplittable(data, testFraction));
+  DPX_ASSIGN_OR_RETURN(std::vector<std::vector<std::int64_t>> byClass, rowsByClass(data));
+  const std::vector<std::int64_t> take = testShares(byClass, testFraction, data.size());
   std::mt19937_64 engine(seed);
   std::vector<std::int64_t> trainRows;
   std::vector<std::int64_t> testRows;
-  for (std::size_t c = 0; c < classes; ++c) {
+  for (std::size_t c = 0; c < byClass.size(); ++c) {
     shuffle(byClass[c], engine);
     const auto cut = static_cast<std::size_t>(take[c]);
     testRows.insert(testRows.end(), byClass[c].begin(), byClass[c].begin() + static_cast<std::ptrdiff_t>(cut));
@@ -158,10 +172,9 @@ bool looksLikeLibsvm(std::string_view text) {
 }
 
 Result<std::vector<std::uint8_t>> readMaybeGzipped(const std::string& path, std::int64_t maxBytes) {
-  auto bytes = detail::readFile(path, maxBytes);
-  if (!bytes) return bytes.status();
-  if (bytes->size() >= 2 && (*bytes)[0] == 0x1f && (*bytes)[1] == 0x8b) {
-    auto inflated = gunzip(*bytes, maxBytes);
+  DPX_ASSIGN_OR_RETURN(auto bytes, detail::readFile(path, maxBytes));
+  if (bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
+    auto inflated = gunzip(bytes, maxBytes);
     if (!inflated) return inflated.status().withContext(path);
     return inflated;
   }
@@ -178,23 +191,20 @@ Result<LoadedData> loadFile(const std::string& path, const LoadOptions& options)
   const auto dot = name.rfind('.');
   const std::string extension = dot == std::string::npos ? std::string() : name.substr(dot + 1);
 
-  auto bytes = readMaybeGzipped(path, options.maxBytes);
-  if (!bytes) return bytes.status();
-  if (looksLikeIdx(*bytes) && extension != "csv" && extension != "tsv") {
+  DPX_ASSIGN_OR_RETURN(const auto bytes, readMaybeGzipped(path, options.maxBytes));
+  if (looksLikeIdx(bytes) && extension != "csv" && extension != "tsv") {
     return Status::invalidArgument("'" + path + "' is an IDX file: give its labels too, as 'IMAGES,LABELS', or " +
                                    "the directory holding the MNIST-style files");
   }
-  const std::string_view text = asText(*bytes);
+  const std::string_view text = asText(bytes);
   // .csv/.tsv and .svm/.libsvm/.svmlight say what they hold; anything else (.txt, .dat, none) is
   // sniffed, since LIBSVM files are as often called .txt as CSV files are.
   const bool libsvm = extension == "svm" || extension == "libsvm" || extension == "svmlight" ||
                       (extension != "csv" && extension != "tsv" && looksLikeLibsvm(text));
   LoadOptions csv = options;
   if (extension == "tsv" && csv.delimiter == 0) csv.delimiter = '\t';
-  auto parsed = libsvm ? parseLibsvm(text, options, path) : parseCsv(text, csv, path);
-  if (!parsed) return parsed.status();
   LoadedData loaded;
-  loaded.train = std::move(parsed).value();
+  DPX_ASSIGN_OR_RETURN(loaded.train, libsvm ? parseLibsvm(text, options, path) : parseCsv(text, csv, path));
   return loaded;
 }
 
@@ -203,14 +213,10 @@ Result<LoadedData> loadIdxPair(const std::string& source, const LoadOptions& opt
   const std::string imagesPath(detail::trimBlanks(std::string_view(source).substr(0, comma)));
   const std::string labelsPath(detail::trimBlanks(std::string_view(source).substr(comma + 1)));
   // Raw bytes: parseIdx inflates gzip itself, checking the trailer before it allocates.
-  auto images = detail::readFile(imagesPath, options.maxBytes);
-  if (!images) return images.status();
-  auto labels = detail::readFile(labelsPath, options.maxBytes);
-  if (!labels) return labels.status();
-  auto parsed = parseIdx(*images, *labels, options, source);
-  if (!parsed) return parsed.status();
+  DPX_ASSIGN_OR_RETURN(const auto images, detail::readFile(imagesPath, options.maxBytes));
+  DPX_ASSIGN_OR_RETURN(const auto labels, detail::readFile(labelsPath, options.maxBytes));
   LoadedData loaded;
-  loaded.train = std::move(parsed).value();
+  DPX_ASSIGN_OR_RETURN(loaded.train, parseIdx(images, labels, options, source));
   return loaded;
 }
 
@@ -288,9 +294,8 @@ Result<TrainTestSplit> trainTestSplit(LoadedData&& data, double testFraction, st
 
 Result<LoadedData> loadData(std::string_view source, const LoadOptions& options) {
   return detail::guarded<LoadedData>(source, [&]() -> Result<LoadedData> {
-    auto loaded = loadSource(source, options);
-    if (!loaded) return loaded.status();
-    loaded->description = std::string(source) + " — " + detail::describeData(*loaded, options.scaling);
+    DPX_ASSIGN_OR_RETURN(auto loaded, loadSource(source, options));
+    loaded.description = std::string(source) + " — " + detail::describeData(loaded, options.scaling);
     return loaded;
   });
 }
@@ -323,11 +328,9 @@ std::optional<std::string> findIdxFile(const fs::path& directory, std::string_vi
 
 Result<Dataset> loadIdxSet(const std::string& images, const std::string& labels, const LoadOptions& options,
                            const std::string& what) {
-  auto imageBytes = readFile(images, options.maxBytes);
-  if (!imageBytes) return imageBytes.status();
-  auto labelBytes = readFile(labels, options.maxBytes);
-  if (!labelBytes) return labelBytes.status();
-  return parseIdx(*imageBytes, *labelBytes, options, what);
+  DPX_ASSIGN_OR_RETURN(const auto imageBytes, readFile(images, options.maxBytes));
+  DPX_ASSIGN_OR_RETURN(const auto labelBytes, readFile(labels, options.maxBytes));
+  return parseIdx(imageBytes, labelBytes, options, what);
 }
 
 }  // namespace
@@ -350,14 +353,10 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
                            " without their " + (testImages ? "labels" : "images"));
   }
   LoadedData loaded;
-  auto train = loadIdxSet(*trainImages, *trainLabels, options, directory + " (train)");
-  if (!train) return train.status();
-  loaded.train = std::move(train).value();
+  DPX_ASSIGN_OR_RETURN(loaded.train, loadIdxSet(*trainImages, *trainLabels, options, directory + " (train)"));
   loaded.train.name = name;
   if (testImages) {
-    auto test = loadIdxSet(*testImages, *testLabels, options, directory + " (test)");
-    if (!test) return test.status();
-    loaded.test = std::move(test).value();
+    DPX_ASSIGN_OR_RETURN(loaded.test, loadIdxSet(*testImages, *testLabels, options, directory + " (test)"));
     loaded.test->name = name + " (test)";
     if (loaded.test->dimension() != loaded.train.dimension()) {
       return Status::parseError(directory + ": test images have " + std::to_string(loaded.test->dimension()) +

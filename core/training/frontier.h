@@ -50,7 +50,7 @@ struct FrontierPoint {
 };
 
 struct FrontierSeries {
-  Mechanism mechanism;
+  Mechanism mechanism = Mechanism::kDpSgld;
   std::string accountant;
   std::vector<FrontierPoint> points;  // in request order
 };

@@ -31,64 +31,65 @@ std::vector<float> squaredRowNorms(const FeatureMatrix& features) {
   return norms;
 }
 
-GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
-                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
-                                 Eigen::VectorXf& out, std::vector<double>* perExampleNorms) {
+namespace {
+
+// The clip norm as a float; one beyond float's range clips nothing.
+float floatClipNorm(double clipNorm) {
+  return clipNorm >= static_cast<double>(std::numeric_limits<float>::max()) ? std::numeric_limits<float>::infinity()
+                                                                            : static_cast<float>(clipNorm);
+}
+
+// Turns row i of `logits` into the record's residual p − e_y (the gradient of its loss with respect
+// to the logits), clipped so that ‖∇ℓᵢ‖ = √((‖xᵢ‖² + 1)·‖pᵢ − yᵢ‖²) ≤ clip; adds its loss to
+// `stats` and returns the unclipped norm.
+inline double clippedResidual(Eigen::MatrixXf& logits, std::int64_t i, int label, float squaredNorm, float clip,
+                              GradientStats& stats) {
+  auto z = logits.row(i);
+  const float top = z.maxCoeff();
+  z = (z.array() - top).exp();
+  const double sum = static_cast<double>(z.sum());
+  z /= static_cast<float>(sum);
+  stats.lossSum += -std::log(std::max(static_cast<double>(z(label)), 1e-300));
+  z(label) -= 1.0f;  // residual p − e_y
+  // In double: a saturated softmax leaves residuals near 1e-22, whose float squares are subnormal.
+  const double norm = std::sqrt((static_cast<double>(squaredNorm) + 1.0) * z.cast<double>().squaredNorm());
+  stats.maxGradientNorm = std::max(stats.maxGradientNorm, norm);
+  if (norm > clip) {
+    z *= static_cast<float>(clip / norm);
+    ++stats.clipped;
+  }
+  return norm;
+}
+
+// The clipped gradient sum of one chunk of the batch: its rows gathered, their logits in one GEMM,
+// the clipped residuals R, then Xᵀ R for the weights and R's column sums for the bias. `norms`
+// (optional) receives the unclipped per-example norms of the chunk.
+void chunkGradient(GradientWorkspace::Chunk& chunk, const SoftmaxModel& model, const Dataset& data,
+                   std::span<const float> squaredNorms, std::span<const std::int64_t> records, float clip,
+                   double* norms) {
   const int d = model.dimension();
   const int classes = model.classes();
-  const auto parameterCount = static_cast<Eigen::Index>(model.parameters().size());
-  out.setZero(parameterCount);
-  const auto total = static_cast<std::int64_t>(batch.size());
-  const std::int64_t chunkCount = (total + kChunkRows - 1) / kChunkRows;
-  if (static_cast<std::int64_t>(workspace.chunks.size()) < chunkCount)
-    workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
-  if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
-  const auto weights = model.weights();
-  const auto bias = model.bias();
-  const float clip = clipNorm >= static_cast<double>(std::numeric_limits<float>::max())
-                         ? std::numeric_limits<float>::infinity()
-                         : static_cast<float>(clipNorm);
+  const auto rows = static_cast<std::int64_t>(records.size());
+  chunk.rows.resize(rows, d);
+  for (std::int64_t i = 0; i < rows; ++i) chunk.rows.row(i) = data.features.row(records[static_cast<std::size_t>(i)]);
+  chunk.logits.noalias() = chunk.rows * model.weights();
+  chunk.logits.rowwise() += model.bias();
+  GradientStats stats;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const auto record = static_cast<std::size_t>(records[static_cast<std::size_t>(i)]);
+    const double norm = clippedResidual(chunk.logits, i, data.labels[record], squaredNorms[record], clip, stats);
+    if (norms) norms[i] = norm;
+  }
+  chunk.gradient.resize(model.parameters().size());
+  Eigen::Map<Eigen::MatrixXf> gw(chunk.gradient.data(), d, classes);
+  gw.noalias() = chunk.rows.transpose() * chunk.logits;
+  Eigen::Map<Eigen::RowVectorXf>(chunk.gradient.data() + static_cast<Eigen::Index>(d) * classes, classes) =
+      chunk.logits.colwise().sum();
+  chunk.stats = stats;
+}
 
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
-    for (std::int64_t c = r.begin(); c != r.end(); ++c) {
-      GradientWorkspace::Chunk& chunk = workspace.chunks[static_cast<std::size_t>(c)];
-      const std::int64_t begin = c * kChunkRows;
-      const std::int64_t rows = std::min(kChunkRows, total - begin);
-      chunk.rows.resize(rows, d);
-      for (std::int64_t i = 0; i < rows; ++i)
-        chunk.rows.row(i) = data.features.row(batch[static_cast<std::size_t>(begin + i)]);
-      chunk.logits.noalias() = chunk.rows * weights;
-      chunk.logits.rowwise() += bias;
-      GradientStats stats;
-      for (std::int64_t i = 0; i < rows; ++i) {
-        const std::int64_t record = batch[static_cast<std::size_t>(begin + i)];
-        auto z = chunk.logits.row(i);
-        const float top = z.maxCoeff();
-        z = (z.array() - top).exp();
-        const double sum = static_cast<double>(z.sum());
-        z /= static_cast<float>(sum);
-        const int label = data.labels[static_cast<std::size_t>(record)];
-        stats.lossSum += -std::log(std::max(static_cast<double>(z(label)), 1e-300));
-        z(label) -= 1.0f;  // residual p − e_y
-        // In double: a saturated softmax leaves residuals near 1e-22, whose float squares are subnormal.
-        const double norm = std::sqrt((static_cast<double>(squaredNorms[static_cast<std::size_t>(record)]) + 1.0) *
-                                      z.cast<double>().squaredNorm());
-        if (perExampleNorms) (*perExampleNorms)[static_cast<std::size_t>(begin + i)] = norm;
-        stats.maxGradientNorm = std::max(stats.maxGradientNorm, norm);
-        if (norm > clip) {
-          z *= static_cast<float>(clip / norm);
-          ++stats.clipped;
-        }
-      }
-      chunk.gradient.resize(parameterCount);
-      Eigen::Map<Eigen::MatrixXf> gw(chunk.gradient.data(), d, classes);
-      gw.noalias() = chunk.rows.transpose() * chunk.logits;
-      Eigen::Map<Eigen::RowVectorXf>(chunk.gradient.data() + static_cast<Eigen::Index>(d) * classes, classes) =
-          chunk.logits.colwise().sum();
-      chunk.stats = stats;
-    }
-  });
-  // Fixed summation order: the result is the same for any number of threads.
+// out = Σ of the chunks' gradients in a fixed order: the result is the same for any number of threads.
+GradientStats sumChunks(const GradientWorkspace& workspace, std::int64_t chunkCount, Eigen::VectorXf& out) {
   GradientStats stats;
   for (std::int64_t c = 0; c < chunkCount; ++c) {
     const GradientWorkspace::Chunk& chunk = workspace.chunks[static_cast<std::size_t>(c)];
@@ -98,6 +99,30 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
     stats.maxGradientNorm = std::max(stats.maxGradientNorm, chunk.stats.maxGradientNorm);
   }
   return stats;
+}
+
+}  // namespace
+
+GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                 Eigen::VectorXf& out, std::vector<double>* perExampleNorms) {
+  out.setZero(static_cast<Eigen::Index>(model.parameters().size()));
+  const auto total = static_cast<std::int64_t>(batch.size());
+  const std::int64_t chunkCount = (total + kChunkRows - 1) / kChunkRows;
+  if (static_cast<std::int64_t>(workspace.chunks.size()) < chunkCount)
+    workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
+  if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
+  const float clip = floatClipNorm(clipNorm);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
+    for (std::int64_t c = r.begin(); c != r.end(); ++c) {
+      const std::int64_t begin = c * kChunkRows;
+      const std::int64_t rows = std::min(kChunkRows, total - begin);
+      chunkGradient(workspace.chunks[static_cast<std::size_t>(c)], model, data, squaredNorms,
+                    batch.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(rows)), clip,
+                    perExampleNorms ? perExampleNorms->data() + begin : nullptr);
+    }
+  });
+  return sumChunks(workspace, chunkCount, out);
 }
 
 namespace {

@@ -108,9 +108,7 @@ Status resolveSteps(const TrainerConfig& config, const Params& p, ResolvedRun& r
   if (walksPasses(run.sampling)) {
     run.steps = run.stepsPerEpoch * run.epochs;
   } else {
-    Result<std::int64_t> steps = stepsForEpochs(config.epochs, p.n, p.m);
-    if (!steps) return steps.status();
-    run.steps = *steps;
+    DPX_ASSIGN_OR_RETURN(run.steps, stepsForEpochs(config.epochs, p.n, p.m));
   }
   if (run.steps > kMaxSteps) {
     return Status::invalidArgument(std::to_string(run.steps) + " steps: the trainer runs at most 1e7 steps");
@@ -183,9 +181,8 @@ Status resolveNoise(const Params& p, ResolvedRun& run) {
     run.eta = schedule.eta0;
   }
   if (run.mechanism == Mechanism::kOutpert) {
-    Result<accounting::OutputPerturbationConstants> c = accounting::outputPerturbationConstants(p);
-    if (!c) return c.status();
-    run.outputNoiseStd = c->noiseStd;
+    DPX_ASSIGN_OR_RETURN(const accounting::OutputPerturbationConstants c, accounting::outputPerturbationConstants(p));
+    run.outputNoiseStd = c.noiseStd;
   }
   return Status::ok();
 }
@@ -248,9 +245,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   ResolvedRun run;
   run.mechanism = config.mechanism;
   run.sampling = config.knobs.sampling.value_or(mechanismInfo(config.mechanism).sampling);
-  Result<std::string> accountantId = resolveAccountant(config.mechanism, config.accountant);
-  if (!accountantId) return accountantId.status();
-  run.accountant = *accountantId;
+  DPX_ASSIGN_OR_RETURN(const std::string accountantId, resolveAccountant(config.mechanism, config.accountant));
+  run.accountant = accountantId;
 
   Params p = config.knobs;
   p.n = data->train.size();

@@ -74,7 +74,7 @@ struct KnobOverride {
 
 // What the run will do, resolved from the config and the data.
 struct ResolvedRun {
-  Mechanism mechanism;
+  Mechanism mechanism = Mechanism::kSgd;
   std::string accountant;                  // id, empty for sgd
   Params accountantParams;                 // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
   Sampling sampling = Sampling::kPoisson;  // the sampler the run uses

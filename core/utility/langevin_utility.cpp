@@ -145,15 +145,14 @@ Result<Lemma41Bound> lemma41(const LangevinProblem& p, const LangevinRun& run) {
   DPX_RETURN_IF_ERROR(checkProblem(p));
   DPX_RETURN_IF_ERROR(checkSteps(run.steps));
   DPX_RETURN_IF_ERROR(checkSigmaL2(run.sigmaL2));
-  Result<double> d0 = initialDistanceSquared(p, run.sigmaL2);
-  if (!d0) return d0.status();
+  DPX_ASSIGN_OR_RETURN(const double d0, initialDistanceSquared(p, run.sigmaL2));
   const double K = run.steps;
   const double beta = p.beta;
   const double lambda = p.lambda;
   const double d = p.dimension;
   const double s2 = run.sigmaL2;
   Lemma41Bound out;
-  out.initialDistanceSquared = *d0;
+  out.initialDistanceSquared = d0;
   if (run.schedule == LangevinSchedule::kConstant) {
     const double eta = run.eta;
     if (!(std::isfinite(eta) && eta > 0.0))
@@ -170,10 +169,10 @@ Result<Lemma41Bound> lemma41(const LangevinProblem& p, const LangevinRun& run) {
     const double geometric = -std::expm1(K * logRho) / (eta * lambda);
     out.contraction = rhoK;
     out.recursion =
-        makeTerms(0.5 * beta * rhoK * *d0, beta * eta * eta * p.xi2 * geometric, beta * eta * d * s2 * geometric);
+        makeTerms(0.5 * beta * rhoK * d0, beta * eta * eta * p.xi2 * geometric, beta * eta * d * s2 * geometric);
     const double decay = std::exp(-lambda * eta * K);
-    out.closedForm = makeTerms(0.5 * beta * *d0 * decay, beta * eta * p.xi2 / lambda, beta * d * s2 / lambda);
-    out.printed = makeTerms(0.5 * beta * *d0 * decay, beta * eta * p.xi2 / (2.0 * lambda), beta * d * s2 / lambda);
+    out.closedForm = makeTerms(0.5 * beta * d0 * decay, beta * eta * p.xi2 / lambda, beta * d * s2 / lambda);
+    out.printed = makeTerms(0.5 * beta * d0 * decay, beta * eta * p.xi2 / (2.0 * lambda), beta * d * s2 / lambda);
     DPX_RETURN_IF_ERROR(checkTerms(*out.closedForm, "the closed form of Lemma 4.1"));
     DPX_RETURN_IF_ERROR(checkTerms(*out.printed, "Lemma 4.1 as printed"));
   } else {
@@ -187,7 +186,7 @@ Result<Lemma41Bound> lemma41(const LangevinProblem& p, const LangevinRun& run) {
     const double scaled1 = 2.0 * beta + lambda * (K - 2.0) / 2.0;  // b·den1
     const double scaled2 = 2.0 * beta + lambda * (K - 1.0) / 2.0;  // b·den2
     out.contraction = ((x - 2.0) / den1) * ((x - 1.0) / den2);
-    const double dInitial = *d0 * out.contraction;
+    const double dInitial = d0 * out.contraction;
     const double dGradient = 2.0 * p.xi2 * ((K - H) / scaled1) / scaled2;
     const double dLangevin = 2.0 * d * s2 * (K / scaled1) * ((x - 1.0 + (K - 1.0) / 2.0) / den2);
     out.recursion = makeTerms(0.5 * beta * dInitial, 0.5 * beta * dGradient, 0.5 * beta * dLangevin);
@@ -200,18 +199,17 @@ Result<Lemma42Bound> lemma42(const LangevinProblem& p, double steps, double sigm
   DPX_RETURN_IF_ERROR(checkProblem(p));
   DPX_RETURN_IF_ERROR(checkSteps(steps));
   DPX_RETURN_IF_ERROR(checkSigmaL2(sigmaL2));
-  Result<double> d0 = initialDistanceSquared(p, sigmaL2);
-  if (!d0) return d0.status();
+  DPX_ASSIGN_OR_RETURN(const double d0, initialDistanceSquared(p, sigmaL2));
   const double K = steps;
   const double beta = p.beta;
   const double lambda = p.lambda;
   Lemma42Bound out;
-  out.initialDistanceSquared = *d0;
+  out.initialDistanceSquared = d0;
   out.sumEta = (2.0 / lambda) * shiftedHarmonic(4.0 * beta / lambda, K);
   const double langevin = 2.0 * p.dimension * sigmaL2;
-  out.exactSum = makeTerms((2.0 * beta - lambda / 2.0) * *d0 / K, 2.0 * p.xi2 * out.sumEta / K, langevin);
+  out.exactSum = makeTerms((2.0 * beta - lambda / 2.0) * d0 / K, 2.0 * p.xi2 * out.sumEta / K, langevin);
   out.closedForm =
-      makeTerms(2.0 * beta * *d0 / K, 4.0 * p.xi2 / (K * lambda) * std::log1p(lambda * K / (4.0 * beta)), langevin);
+      makeTerms(2.0 * beta * d0 / K, 4.0 * p.xi2 / (K * lambda) * std::log1p(lambda * K / (4.0 * beta)), langevin);
   DPX_RETURN_IF_ERROR(checkTerms(out.exactSum, "Lemma 4.2"));
   DPX_RETURN_IF_ERROR(checkTerms(out.closedForm, "Lemma 4.2 as printed"));
   return out;
@@ -271,17 +269,14 @@ Result<TheoremPrescription> prescribe(const LangevinProblem& p, TheoremKind kind
   // An overflowing σ_L² is a numerical issue of the prescription, not an input out of range (the
   // noise multiplier below would call it one).
   DPX_RETURN_IF_ERROR(checkFinite(sigmaL2, (std::string("σ_L² of ") + theorem).c_str()));
-  Result<double> sigma = noiseMultiplierForLangevin(t.sigmaL, p.lipschitz, batchSize, t.eta0);
-  if (!sigma) return sigma.status();
-  t.noiseMultiplier = *sigma;
+  DPX_ASSIGN_OR_RETURN(const double sigma, noiseMultiplierForLangevin(t.sigmaL, p.lipschitz, batchSize, t.eta0));
+  t.noiseMultiplier = sigma;
   if (decreasing) {
-    Result<Lemma42Bound> lemma = lemma42(p, t.steps, sigmaL2);
-    if (!lemma) return lemma.status();
-    t.lemma = lemma->exactSum;
+    DPX_ASSIGN_OR_RETURN(const Lemma42Bound lemma, lemma42(p, t.steps, sigmaL2));
+    t.lemma = lemma.exactSum;
   } else {
-    Result<Lemma41Bound> lemma = lemma41(p, {LangevinSchedule::kConstant, t.eta0, t.steps, sigmaL2});
-    if (!lemma) return lemma.status();
-    t.lemma = lemma->recursion;
+    DPX_ASSIGN_OR_RETURN(const Lemma41Bound lemma, lemma41(p, {LangevinSchedule::kConstant, t.eta0, t.steps, sigmaL2}));
+    t.lemma = lemma.recursion;
   }
   for (double v : {t.sigmaL2, t.statedBound, t.correctedBound}) DPX_RETURN_IF_ERROR(checkFinite(v, theorem));
   return t;

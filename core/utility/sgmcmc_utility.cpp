@@ -94,10 +94,8 @@ Result<WeightedMse> sgldMseWeighted(const MseProblem& p, const PosteriorRun& run
   // S₂/S₁² and S₂²/S₁² = (S₂/S₁)²: formed as ratios so tiny steps do not underflow S₂².
   const double spread = out.sumH2 / out.sumH / out.sumH;
   const double ratio = out.sumH2 / out.sumH;
-  Result<MseTerms> terms = finish(p, spread * gradientNoiseScale(p), 1.0 / out.sumH, ratio * ratio,
-                                  "the MSE bound of Li, Chen, Liu & Carin 2019 (weighted sums)");
-  if (!terms) return terms.status();
-  out.terms = *terms;
+  DPX_ASSIGN_OR_RETURN(out.terms, finish(p, spread * gradientNoiseScale(p), 1.0 / out.sumH, ratio * ratio,
+                                         "the MSE bound of Li, Chen, Liu & Carin 2019 (weighted sums)"));
   return out;
 }
 
@@ -147,14 +145,10 @@ Result<Lemma6Optimum> liLemma6Optimum(const MseProblem& p, double steps) {
   DPX_RETURN_IF_ERROR(checkProblem(p));
   DPX_RETURN_IF_ERROR(checkSteps(steps));
   Lemma6Optimum out;
-  Result<MseTerms> printed =
-      finish(p, gradientNoiseScale(p) / steps, std::pow(steps, -2.0 / 3.0), 0.0, "the optimal MSE of Lemma 6");
-  if (!printed) return printed.status();
-  out.printed = *printed;
+  DPX_ASSIGN_OR_RETURN(out.printed, finish(p, gradientNoiseScale(p) / steps, std::pow(steps, -2.0 / 3.0), 0.0,
+                                           "the optimal MSE of Lemma 6"));
   out.eta = std::pow(2.0 * steps, -1.0 / 3.0);
-  Result<MseTerms> exact = liLemma6(p, steps, out.eta);
-  if (!exact) return exact.status();
-  out.exact = *exact;
+  DPX_ASSIGN_OR_RETURN(out.exact, liLemma6(p, steps, out.eta));
   return out;
 }
 

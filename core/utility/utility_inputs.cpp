@@ -66,10 +66,7 @@ struct Evaluator {
   }
 };
 
-}  // namespace
-
-Result<FittedOptimum> fitOptimum(const Dataset& data, const OptimumOptions& o) {
-  DPX_RETURN_IF_ERROR(checkData(data));
+Status checkOptimumOptions(const OptimumOptions& o) {
   DPX_RETURN_IF_ERROR(checkLambda(o.lambda));
   if (o.maxIterations < 1 || o.maxIterations > 1'000'000) {
     return Status::invalidArgument("iterations = " + std::to_string(o.maxIterations) +
@@ -79,58 +76,83 @@ Result<FittedOptimum> fitOptimum(const Dataset& data, const OptimumOptions& o) {
     return Status::invalidArgument("tolerance = " + formatNumber(o.gradientTolerance) +
                                    " is out of range: the gradient tolerance must be a finite number > 0");
   }
-  const double lambda = o.lambda;
-  FittedOptimum out;
-  out.model = SoftmaxModel(data.dimension(), data.numClasses);
+  return Status::ok();
+}
+
+// The iterate with the smallest gradient seen so far.
+struct BestIterate {
+  Eigen::VectorXf parameters;
+  double gradientNorm = std::numeric_limits<double>::infinity();
+  double objective = 0.0;
+};
+
+// Nesterov's step for a strongly convex objective from y, restarted (O'Donoghue & Candès 2015)
+// when the momentum would carry the iterate uphill; x is the previous gradient step.
+void acceleratedStep(Eigen::VectorXd& x, Eigen::VectorXd& y, const Eigen::VectorXd& gradient, double step,
+                     double momentum) {
+  const Eigen::VectorXd next = y - step * gradient;
+  if (gradient.dot(next - x) > 0.0) {
+    y = next;
+  } else {
+    y = next + momentum * (next - x);
+  }
+  x = next;
+}
+
+// Accelerated gradient descent on F from θ = 0 at step 1/β_F, until ‖∇F‖ ≤ the tolerance or the
+// iteration limit; records F(0), the iterations and convergence in `out`.
+Result<BestIterate> minimise(Evaluator& eval, const OptimumOptions& o, FittedOptimum& out) {
   SoftmaxModel& model = out.model;
-  const Eigen::Index size = model.parameters().size();
-  Evaluator eval{data, training::squaredRowNorms(data.features), allRecords(data), {}, {}};
-
-  out.smoothness = kSmoothnessMargin * training::largestEigenvalueOfGram(data) / 2.0 + lambda;
   const double step = 1.0 / out.smoothness;
-  const double kappa = out.smoothness / lambda;
+  const double kappa = out.smoothness / o.lambda;
   const double momentum = (std::sqrt(kappa) - 1.0) / (std::sqrt(kappa) + 1.0);
-
   // Iterates in double; the gradient is taken at their float rounding, which is what θ̂ is.
+  const Eigen::Index size = model.parameters().size();
   Eigen::VectorXd x = Eigen::VectorXd::Zero(size);
   Eigen::VectorXd y = x;
   Eigen::VectorXd gradient(size);
-  Eigen::VectorXf best = model.parameters();
-  double bestNorm = std::numeric_limits<double>::infinity();
-  double bestObjective = 0.0;
+  BestIterate best{model.parameters()};
   for (int it = 1; it <= o.maxIterations; ++it) {
     model.parameters() = y.cast<float>();
-    const double objective = eval.evaluate(model, lambda, gradient);
+    const double objective = eval.evaluate(model, o.lambda, gradient);
     if (it == 1) out.objectiveAtZero = objective;
     const double norm = gradient.norm();
     out.iterations = it;
     if (!std::isfinite(objective) || !std::isfinite(norm)) {
       return Status::numericalIssue("the optimiser for θ̂ diverged (objective " + formatNumber(objective) + ")");
     }
-    if (norm < bestNorm) {
-      bestNorm = norm;
-      bestObjective = objective;
-      best = model.parameters();
+    if (norm < best.gradientNorm) {
+      best.parameters = model.parameters();
+      best.gradientNorm = norm;
+      best.objective = objective;
     }
     if (norm <= o.gradientTolerance) {
       out.converged = true;
       break;
     }
-    const Eigen::VectorXd next = y - step * gradient;
-    // Restart (O'Donoghue & Candès 2015) when the momentum would carry the iterate uphill.
-    if (gradient.dot(next - x) > 0.0) {
-      y = next;
-    } else {
-      y = next + momentum * (next - x);
-    }
-    x = next;
+    acceleratedStep(x, y, gradient, step, momentum);
   }
-  model.parameters() = best;
-  out.objective = bestObjective;
-  out.gradientNorm = bestNorm;
-  out.distanceBound = bestNorm / lambda;
-  out.suboptimalityBound = bestNorm * bestNorm / (2.0 * lambda);
-  out.thetaNorm = best.cast<double>().norm();
+  return best;
+}
+
+}  // namespace
+
+Result<FittedOptimum> fitOptimum(const Dataset& data, const OptimumOptions& o) {
+  DPX_RETURN_IF_ERROR(checkData(data));
+  DPX_RETURN_IF_ERROR(checkOptimumOptions(o));
+  const double lambda = o.lambda;
+  FittedOptimum out;
+  out.model = SoftmaxModel(data.dimension(), data.numClasses);
+  Evaluator eval{data, training::squaredRowNorms(data.features), allRecords(data), {}, {}};
+  out.smoothness = kSmoothnessMargin * training::largestEigenvalueOfGram(data) / 2.0 + lambda;
+  DPX_ASSIGN_OR_RETURN(const BestIterate best, minimise(eval, o, out));
+  // Strong convexity certifies the distance to θ*: ‖θ̂ − θ*‖ ≤ ‖∇F(θ̂)‖/λ.
+  out.model.parameters() = best.parameters;
+  out.objective = best.objective;
+  out.gradientNorm = best.gradientNorm;
+  out.distanceBound = best.gradientNorm / lambda;
+  out.suboptimalityBound = best.gradientNorm * best.gradientNorm / (2.0 * lambda);
+  out.thetaNorm = best.parameters.cast<double>().norm();
   out.optimumNormBound = out.thetaNorm + out.distanceBound;
   return out;
 }
@@ -200,24 +222,16 @@ Result<double> batchGradientSecondMoment(double meanSquaredNorm, double variance
 }
 
 Result<UtilityInputs> estimateUtilityInputs(const Dataset& data, const UtilityInputOptions& options) {
-  Result<FittedOptimum> optimum = fitOptimum(data, options.optimum);
-  if (!optimum) return optimum.status();
   UtilityInputs out;
+  DPX_ASSIGN_OR_RETURN(out.optimum, fitOptimum(data, options.optimum));
   out.records = data.size();
-  out.dimension = static_cast<double>(optimum->model.parameters().size());
-  out.optimum = std::move(*optimum);
+  out.dimension = static_cast<double>(out.optimum.model.parameters().size());
   const double lambda = options.optimum.lambda;
-  Result<GradientSpread> spread = gradientSpread(data, out.optimum.model, lambda);
-  if (!spread) return spread.status();
-  out.spread = *spread;
-  Result<double> xi2 =
-      batchGradientSecondMoment(spread->meanSquaredNorm, spread->variance, out.records, options.batchSize);
-  if (!xi2) return xi2.status();
-  out.xi2 = *xi2;
-  Result<GradientSpread> clipped = gradientSpread(data, out.optimum.model, lambda, options.clipNorm);
-  if (!clipped) return clipped.status();
-  out.clippedSpread = *clipped;
-  out.gammaMAtMode = out.records > 1 ? clipped->variance / static_cast<double>(out.records - 1) : 0.0;
+  DPX_ASSIGN_OR_RETURN(out.spread, gradientSpread(data, out.optimum.model, lambda));
+  DPX_ASSIGN_OR_RETURN(out.xi2, batchGradientSecondMoment(out.spread.meanSquaredNorm, out.spread.variance, out.records,
+                                                          options.batchSize));
+  DPX_ASSIGN_OR_RETURN(out.clippedSpread, gradientSpread(data, out.optimum.model, lambda, options.clipNorm));
+  out.gammaMAtMode = out.records > 1 ? out.clippedSpread.variance / static_cast<double>(out.records - 1) : 0.0;
   return out;
 }
 

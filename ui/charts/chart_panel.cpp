@@ -64,6 +64,13 @@ QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints) {
 
 ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QString& yTitle, QWidget* parent)
     : QWidget(parent), m_title(title) {
+  buildView(title);
+  buildAxes(xTitle, yTitle);
+  buildMarker();
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitLogLabels(); });
+}
+
+void ChartPanel::buildView(const QString& title) {
   m_chart = new QChart();
   m_chart->setTitle(title);
   m_chart->setAnimationOptions(QChart::NoAnimation);
@@ -83,7 +90,11 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
       QStringLiteral("background: rgba(255, 248, 225, 230); color: #8a4b00; border: 1px solid #e0b060; "
                      "padding: 6px; border-radius: 4px;"));
   m_message->hide();
+}
 
+// Both scales of both axes exist from the start; the linear ones are attached until a log axis
+// is asked for (setLogAxis swaps them).
+void ChartPanel::buildAxes(const QString& xTitle, const QString& yTitle) {
   m_xLinear = new QValueAxis();
   m_xLog = new QLogValueAxis();
   m_yLinear = new QValueAxis();
@@ -107,6 +118,9 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   }
   m_chart->addAxis(m_xLinear, Qt::AlignBottom);
   m_chart->addAxis(m_yLinear, Qt::AlignLeft);
+}
+
+void ChartPanel::buildMarker() {
   m_marker = new QLineSeries();
   m_marker->setName(QStringLiteral("current"));
   QPen markerPen(QColor(90, 90, 90));
@@ -115,7 +129,6 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   m_marker->setPen(markerPen);
   m_chart->addSeries(m_marker);
   attach(m_marker);
-  connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitLogLabels(); });
 }
 
 ChartPanel::~ChartPanel() {
@@ -214,7 +227,16 @@ void ChartPanel::redraw(Curve& curve) {
 }
 
 namespace {
+
 bool g_openGLSeries = false;
+
+// Whether a curve drawn in style a looks as in style b: scatter is not compared (switching it
+// makes a new series) nor hiddenAtFirst (it only applies to a new curve).
+bool drawnAlike(const CurveStyle& a, const CurveStyle& b) {
+  return a.color == b.color && a.pen == b.pen && a.width == b.width && a.greyed == b.greyed && a.tooltip == b.tooltip &&
+         a.inLegend == b.inLegend && a.markers == b.markers && a.group == b.group;
+}
+
 }  // namespace
 
 void ChartPanel::setOpenGLSeries(bool enabled) { g_openGLSeries = enabled; }
@@ -227,84 +249,10 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
     removeCurve(id);
     it = m_curves.end();
   }
-  if (it == m_curves.end()) {
-    Curve curve;
-    curve.series = style.scatter ? static_cast<QXYSeries*>(new QScatterSeries()) : new QLineSeries();
-    if (g_openGLSeries && !style.scatter) curve.series->setUseOpenGL(true);
-    m_chart->addSeries(curve.series);
-    attach(curve.series);
-    QXYSeries* series = curve.series;
-    connect(series, &QXYSeries::hovered, this, [this, id](const QPointF& point, bool state) {
-      if (!state) {
-        QToolTip::hideText();
-        return;
-      }
-      const auto found = m_curves.find(id);
-      if (found == m_curves.end()) return;
-      QString text = QStringLiteral("<b>%1</b><br>x = %2, y = %3")
-                         .arg(found->second.label.toHtmlEscaped())
-                         .arg(point.x(), 0, 'g', 6)
-                         .arg(point.y(), 0, 'g', 6);
-      if (!found->second.style.tooltip.isEmpty())
-        text += QStringLiteral("<br>") + found->second.style.tooltip.toHtmlEscaped();
-      const Curve& hovered = found->second;
-      if (!hovered.pointNotes.isEmpty() && hovered.pointNotes.size() == hovered.points.size()) {
-        // The note of the nearest point in x (log distance on a log axis).
-        qsizetype best = 0;
-        double bestDistance = std::numeric_limits<double>::infinity();
-        for (qsizetype i = 0; i < hovered.points.size(); ++i) {
-          const double a = hovered.points[i].x();
-          const double distance =
-              m_logX && a > 0.0 && point.x() > 0.0 ? std::fabs(std::log(a / point.x())) : std::fabs(a - point.x());
-          if (distance < bestDistance) {
-            bestDistance = distance;
-            best = i;
-          }
-        }
-        text += QStringLiteral("<br>") + hovered.pointNotes[best].toHtmlEscaped();
-      }
-      QToolTip::showText(QCursor::pos(), text);
-    });
-    for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
-      connect(marker, &QLegendMarker::clicked, this, [this, id, marker, series] {
-        const bool visible = !series->isVisible();
-        series->setVisible(visible);
-        marker->setVisible(true);
-        QFont font = marker->font();
-        font.setStrikeOut(!visible);
-        marker->setFont(font);
-        marker->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(Qt::gray));
-        const auto self = m_curves.find(id);
-        if (self == m_curves.end() || self->second.style.group.isEmpty()) return;
-        for (auto& [otherId, other] : m_curves) {
-          if (otherId != id && other.style.group == self->second.style.group) other.series->setVisible(visible);
-        }
-      });
-    }
-    const auto groupLeader = std::find_if(m_curves.begin(), m_curves.end(), [&](const auto& entry) {
-      return !style.group.isEmpty() && entry.second.style.group == style.group;
-    });
-    if (groupLeader != m_curves.end()) {
-      series->setVisible(groupLeader->second.series->isVisible());  // joins its group as it is
-    } else if (style.hiddenAtFirst) {
-      series->setVisible(false);
-      for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
-        QFont font = marker->font();
-        font.setStrikeOut(true);
-        marker->setFont(font);
-        marker->setLabelBrush(QBrush(Qt::gray));
-      }
-    }
-    it = m_curves.emplace(id, std::move(curve)).first;
-    m_order.push_back(id);
-  }
+  if (it == m_curves.end()) it = addCurve(id, style);
   Curve& curve = it->second;
   QVector<QPointF> clean = sanitizePoints(points, false, false, 0.0);
-  const bool sameStyle = curve.style.color == style.color && curve.style.pen == style.pen &&
-                         curve.style.width == style.width && curve.style.greyed == style.greyed &&
-                         curve.style.tooltip == style.tooltip && curve.style.inLegend == style.inLegend &&
-                         curve.style.markers == style.markers && curve.style.group == style.group;
-  if (curve.label == label && sameStyle && curve.points == clean && curve.series->count() > 0) {
+  if (curve.label == label && drawnAlike(curve.style, style) && curve.points == clean && curve.series->count() > 0) {
     return;  // a knob most curves do not read: no replace(), no repaint
   }
   curve.label = label;
@@ -313,6 +261,91 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
   applyStyle(curve);
   redraw(curve);
+}
+
+// A new, empty series on the current axes, with its hover tooltip and legend toggle; it starts
+// as visible as the rest of its group, or hidden if asked to.
+std::map<QString, ChartPanel::Curve>::iterator ChartPanel::addCurve(const QString& id, const CurveStyle& style) {
+  Curve curve;
+  curve.series = style.scatter ? static_cast<QXYSeries*>(new QScatterSeries()) : new QLineSeries();
+  if (g_openGLSeries && !style.scatter) curve.series->setUseOpenGL(true);
+  m_chart->addSeries(curve.series);
+  attach(curve.series);
+  QXYSeries* series = curve.series;
+  connect(series, &QXYSeries::hovered, this,
+          [this, id](const QPointF& point, bool state) { showHoverTip(id, point, state); });
+  for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
+    connect(marker, &QLegendMarker::clicked, this,
+            [this, id, marker, series] { toggleFromLegend(id, marker, series); });
+  }
+  const auto groupLeader = std::find_if(m_curves.begin(), m_curves.end(), [&](const auto& entry) {
+    return !style.group.isEmpty() && entry.second.style.group == style.group;
+  });
+  if (groupLeader != m_curves.end()) {
+    series->setVisible(groupLeader->second.series->isVisible());  // joins its group as it is
+  } else if (style.hiddenAtFirst) {
+    series->setVisible(false);
+    for (QLegendMarker* marker : m_chart->legend()->markers(series)) {
+      QFont font = marker->font();
+      font.setStrikeOut(true);
+      marker->setFont(font);
+      marker->setLabelBrush(QBrush(Qt::gray));
+    }
+  }
+  const auto added = m_curves.emplace(id, std::move(curve)).first;
+  m_order.push_back(id);
+  return added;
+}
+
+void ChartPanel::showHoverTip(const QString& id, const QPointF& point, bool state) {
+  if (!state) {
+    QToolTip::hideText();
+    return;
+  }
+  const auto found = m_curves.find(id);
+  if (found == m_curves.end()) return;
+  const Curve& hovered = found->second;
+  QString text = QStringLiteral("<b>%1</b><br>x = %2, y = %3")
+                     .arg(hovered.label.toHtmlEscaped())
+                     .arg(point.x(), 0, 'g', 6)
+                     .arg(point.y(), 0, 'g', 6);
+  if (!hovered.style.tooltip.isEmpty()) text += QStringLiteral("<br>") + hovered.style.tooltip.toHtmlEscaped();
+  if (!hovered.pointNotes.isEmpty() && hovered.pointNotes.size() == hovered.points.size()) {
+    text += QStringLiteral("<br>") + hovered.pointNotes[nearestPoint(hovered, point.x())].toHtmlEscaped();
+  }
+  QToolTip::showText(QCursor::pos(), text);
+}
+
+// The index of the curve's point nearest to x (log distance on a log axis).
+qsizetype ChartPanel::nearestPoint(const Curve& curve, double x) const {
+  qsizetype best = 0;
+  double bestDistance = std::numeric_limits<double>::infinity();
+  for (qsizetype i = 0; i < curve.points.size(); ++i) {
+    const double a = curve.points[i].x();
+    const double distance = m_logX && a > 0.0 && x > 0.0 ? std::fabs(std::log(a / x)) : std::fabs(a - x);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = i;
+    }
+  }
+  return best;
+}
+
+// A click on a legend entry shows or hides the curve and the rest of its group; the entry stays,
+// struck out and grey while hidden.
+void ChartPanel::toggleFromLegend(const QString& id, QLegendMarker* marker, QXYSeries* series) {
+  const bool visible = !series->isVisible();
+  series->setVisible(visible);
+  marker->setVisible(true);
+  QFont font = marker->font();
+  font.setStrikeOut(!visible);
+  marker->setFont(font);
+  marker->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(Qt::gray));
+  const auto self = m_curves.find(id);
+  if (self == m_curves.end() || self->second.style.group.isEmpty()) return;
+  for (auto& [otherId, other] : m_curves) {
+    if (otherId != id && other.style.group == self->second.style.group) other.series->setVisible(visible);
+  }
 }
 
 void ChartPanel::setPointNotes(const QString& id, const QStringList& notes) {
@@ -444,18 +477,29 @@ void ChartPanel::setMessage(const QString& text) {
 QString ChartPanel::message() const { return m_message->isVisible() ? m_message->text() : QString(); }
 
 void ChartPanel::refreshAxes() {
-  double xMin = std::numeric_limits<double>::infinity();
-  double xMax = -xMin;
-  double yMin = xMin;
-  double yMax = -xMin;
+  AxisRanges r = dataRanges();
+  padRanges(r);
+  applyRanges(r);
+  fitLogLabels();
+  placeMarker(r.yMin, r.yMax);
+}
+
+// The extent of the visible curves and of every band (values under the log floor count as the
+// floor); a default frame when there is nothing to show.
+ChartPanel::AxisRanges ChartPanel::dataRanges() const {
+  AxisRanges r;
+  r.xMin = std::numeric_limits<double>::infinity();
+  r.xMax = -r.xMin;
+  r.yMin = r.xMin;
+  r.yMax = -r.xMin;
   auto include = [&](const QVector<QPointF>& points) {
     for (const QPointF& p : points) {
       if (m_logX && p.x() <= 0.0) continue;
       const double y = m_logY ? std::max(p.y(), m_logFloor) : p.y();
-      xMin = std::min(xMin, p.x());
-      xMax = std::max(xMax, p.x());
-      yMin = std::min(yMin, y);
-      yMax = std::max(yMax, y);
+      r.xMin = std::min(r.xMin, p.x());
+      r.xMax = std::max(r.xMax, p.x());
+      r.yMin = std::min(r.yMin, y);
+      r.yMax = std::max(r.yMax, y);
     }
   };
   for (const auto& [id, curve] : m_curves) {
@@ -465,47 +509,58 @@ void ChartPanel::refreshAxes() {
     include(band.lowerPoints);
     include(band.upperPoints);
   }
-  if (!std::isfinite(xMin)) {
-    xMin = m_logX ? 1.0 : 0.0;
-    xMax = m_logX ? 10.0 : 1.0;
-    yMin = m_logY ? 0.1 : 0.0;
-    yMax = m_logY ? 10.0 : 1.0;
+  if (!std::isfinite(r.xMin)) {
+    r.xMin = m_logX ? 1.0 : 0.0;
+    r.xMax = m_logX ? 10.0 : 1.0;
+    r.yMin = m_logY ? 0.1 : 0.0;
+    r.yMax = m_logY ? 10.0 : 1.0;
   }
-  if (m_fixedX) std::tie(xMin, xMax) = *m_fixedX;
-  if (m_fixedY) std::tie(yMin, yMax) = *m_fixedY;
-  if (!(xMax > xMin)) xMax = xMin + (m_logX ? xMin : 1.0);
-  if (!(yMax > yMin)) {
-    yMax = m_logY ? yMin * 10.0 : yMin + std::max(1.0, std::fabs(yMin));
+  return r;
+}
+
+// Fixed ranges replace the data's; an empty range gets a width; a log x axis widens to whole
+// decades; a free y axis gets a margin.
+void ChartPanel::padRanges(AxisRanges& r) const {
+  if (m_fixedX) std::tie(r.xMin, r.xMax) = *m_fixedX;
+  if (m_fixedY) std::tie(r.yMin, r.yMax) = *m_fixedY;
+  if (!(r.xMax > r.xMin)) r.xMax = r.xMin + (m_logX ? r.xMin : 1.0);
+  if (!(r.yMax > r.yMin)) {
+    r.yMax = m_logY ? r.yMin * 10.0 : r.yMin + std::max(1.0, std::fabs(r.yMin));
   }
   if (m_logX && !m_fixedX) {
     // Whole decades: the end labels sit on ticks instead of being cut at the plot's edge.
-    xMin = std::pow(10.0, std::floor(std::log10(xMin) + 1e-9));
-    xMax = std::pow(10.0, std::ceil(std::log10(xMax) - 1e-9));
+    r.xMin = std::pow(10.0, std::floor(std::log10(r.xMin) + 1e-9));
+    r.xMax = std::pow(10.0, std::ceil(std::log10(r.xMax) - 1e-9));
   }
   if (!m_fixedY) {
     if (m_logY) {
-      yMin /= 1.5;
-      yMax *= 1.5;
+      r.yMin /= 1.5;
+      r.yMax *= 1.5;
     } else {
-      const double pad = 0.05 * (yMax - yMin);
-      yMax += pad;
-      if (yMin != 0.0) yMin -= pad;
+      const double pad = 0.05 * (r.yMax - r.yMin);
+      r.yMax += pad;
+      if (r.yMin != 0.0) r.yMin -= pad;
     }
   }
+}
+
+void ChartPanel::applyRanges(const AxisRanges& r) {
   if (m_logX) {
-    m_xLog->setRange(xMin, xMax);
+    m_xLog->setRange(r.xMin, r.xMax);
   } else {
-    m_xLinear->setRange(xMin, xMax);
+    m_xLinear->setRange(r.xMin, r.xMax);
     if (!m_fixedX) m_xLinear->applyNiceNumbers();  // ticks at 1, 2, 5 × 10^k, not 5.75
   }
   if (m_logY) {
-    m_yLog->setRange(yMin, yMax);
+    m_yLog->setRange(r.yMin, r.yMax);
   } else {
-    m_yLinear->setRange(yMin, yMax);
+    m_yLinear->setRange(r.yMin, r.yMax);
     m_yLinear->applyNiceNumbers();  // a fixed [0, 1] gets ticks at 0.2, not 0.333333
   }
+}
 
-  fitLogLabels();
+// The vertical line at the x knob's value, from the bottom to the top of the y range.
+void ChartPanel::placeMarker(double yMin, double yMax) {
   if (m_markerX && (!m_logX || *m_markerX > 0.0)) {
     m_marker->replace(QList<QPointF>{{*m_markerX, yMin}, {*m_markerX, yMax}});
     m_marker->setVisible(true);

@@ -27,6 +27,7 @@ class QLogValueAxis;
 class QXYSeries;
 class QLineSeries;
 class QAreaSeries;
+class QLegendMarker;
 class QLabel;
 class QToolButton;
 QT_END_NAMESPACE
@@ -140,6 +141,24 @@ class ChartPanel : public QWidget {
     QVector<QPointF> lowerPoints;
     QVector<QPointF> upperPoints;
   };
+  // The axes' ranges of one refreshAxes().
+  struct AxisRanges {
+    double xMin = 0.0;
+    double xMax = 0.0;
+    double yMin = 0.0;
+    double yMax = 0.0;
+  };
+  void buildView(const QString& title);
+  void buildAxes(const QString& xTitle, const QString& yTitle);
+  void buildMarker();
+  std::map<QString, Curve>::iterator addCurve(const QString& id, const CurveStyle& style);
+  void showHoverTip(const QString& id, const QPointF& point, bool state);
+  qsizetype nearestPoint(const Curve& curve, double x) const;
+  void toggleFromLegend(const QString& id, QLegendMarker* marker, QXYSeries* series);
+  AxisRanges dataRanges() const;
+  void padRanges(AxisRanges& ranges) const;
+  void applyRanges(const AxisRanges& ranges);
+  void placeMarker(double yMin, double yMax);
   void redrawBand(Band& band);
   void fitLogLabels();
   void attach(QXYSeries* series);

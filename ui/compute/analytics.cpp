@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 
 #include "accounting/curves.h"
 #include "accounting/rdp_based_accountant.h"
@@ -45,189 +46,194 @@ std::string violationsText(const std::vector<Violation>& violations) {
   return text;
 }
 
-AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis,
-                                   bool fixedAlpha) {
-  const auto start = std::chrono::steady_clock::now();
-  AnalyticsSnapshot s;
-  s.params = params;
-  s.conversion = conversion;
-  s.epochsAxis = epochsAxis;
-  s.fixedAlpha = fixedAlpha;
-  EpsilonOptions options;
-  options.conversion = conversion;
-  EpsilonOptions atAlpha = options;
-  atAlpha.fixedAlpha = params.alpha;
+namespace {
 
+// What the phases below share: the knobs, the accountants that answer at slider speed, and the
+// two ways of converting RDP (the best order, or the α knob alone).
+struct AnalyticsContext {
+  const core::Params& params;
   std::vector<const Accountant*> analytic;
-  for (const Accountant* a : allAccountants()) {
-    if (a->isAnalytic()) analytic.push_back(a);
-  }
+  EpsilonOptions options;  // the best order, at the chosen conversion
+  EpsilonOptions atAlpha;  // the α knob alone
+  bool epochsAxis = false;
+  bool fixedAlpha = false;
+};
 
-  // Table rows, in parallel (each is a handful of order conversions).
-  s.accountants.resize(analytic.size());
-  tbb::parallel_for(std::size_t{0}, analytic.size(), [&](std::size_t i) {
-    const Accountant& a = *analytic[i];
+PlotCurve curveFromValues(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
+                          const std::function<double(double)>& x) {
+  PlotCurve c;
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    if (!ys[k]) continue;
+    c.x.push_back(x(xs[k]));
+    c.y.push_back(*ys[k]);
+  }
+  return c;
+}
+
+// One table row per accountant, in parallel (each is a handful of order conversions).
+void summariseAccountants(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
+  s.accountants.resize(ctx.analytic.size());
+  tbb::parallel_for(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
+    const Accountant& a = *ctx.analytic[i];
     AccountantSummary& row = s.accountants[i];
     row.id = std::string(a.id());
     row.name = std::string(a.name());
     row.citation = std::string(a.citation());
     row.bound = a.boundKind();
-    row.violations = a.check(params);
+    row.violations = a.check(ctx.params);
     row.assumptions = a.assumptions().statements;
-    if (auto native = a.native(params)) row.native = *native;
-    auto eps = a.epsilon(params, options);
-    if (eps) {
+    if (auto native = a.native(ctx.params)) row.native = *native;
+    if (auto eps = a.epsilon(ctx.params, ctx.options)) {
       row.epsilon = *eps;
     } else {
       row.error = eps.status().message();
     }
     if (a.hasRdp()) {
-      if (auto total = a.rdp(params, params.alpha)) row.rdpAtAlpha = *total;
-      if (auto single = a.epsilon(params, atAlpha)) row.epsilonAtAlpha = *single;
+      if (auto total = a.rdp(ctx.params, ctx.params.alpha)) row.rdpAtAlpha = *total;
+      if (auto single = a.epsilon(ctx.params, ctx.atAlpha)) row.epsilonAtAlpha = *single;
     }
   });
+}
 
-  // ε vs K (or epochs), one curve per analytic accountant plus their teaching variants.
-  const std::int64_t maxK = epsilonAxisMaxSteps(params);
-  CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(maxK), kEpsilonCurvePoints, true};
+// The K values of the ε chart: log-spaced to ten times the run, and the run's own K.
+std::vector<double> stepsAxis(const core::Params& params) {
+  const CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(epsilonAxisMaxSteps(params)),
+                       kEpsilonCurvePoints, true};
   std::vector<double> ks = *curveAxis(spec);
   ks.push_back(static_cast<double>(params.K));
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
+// ε against K (or epochs), one curve per accountant plus its teaching variants: those whose
+// info has a tooltip (the composition baseline the Langevin bound beats, the bounded-domain form
+// of the cyclic analysis, which reads D), dashed.
+void epsilonAlongSteps(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
+  const std::vector<double> ks = stepsAxis(ctx.params);
   const std::vector<AccountantCurve> curves =
-      epsilonCurves(analytic, params, CurveVariable::kSteps, ks, fixedAlpha ? atAlpha : options);
-  const double toEpochs = static_cast<double>(params.m) / static_cast<double>(params.n);
-  s.currentX = epochsAxis ? static_cast<double>(params.K) * toEpochs : static_cast<double>(params.K);
-  auto axisValue = [&](double k) { return epochsAxis ? k * toEpochs : k; };
-  for (std::size_t i = 0; i < analytic.size(); ++i) {
+      epsilonCurves(ctx.analytic, ctx.params, CurveVariable::kSteps, ks, ctx.fixedAlpha ? ctx.atAlpha : ctx.options);
+  const double toEpochs = static_cast<double>(ctx.params.m) / static_cast<double>(ctx.params.n);
+  const auto axis = [&](double k) { return ctx.epochsAxis ? k * toEpochs : k; };
+  s.currentX = axis(static_cast<double>(ctx.params.K));
+  const std::string alpha = core::formatNumber(ctx.params.alpha, 4);
+  for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const AccountantSummary& row = s.accountants[i];
-    PlotCurve c;
-    c.id = row.id;
-    c.accountant = row.id;
-    const bool single = fixedAlpha && analytic[i]->hasRdp();
-    c.label = row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "") +
-              (single ? " (α = " + core::formatNumber(params.alpha, 4) + ")" : "");
+    const bool single = ctx.fixedAlpha && ctx.analytic[i]->hasRdp();
+    PlotCurve c = curveFromValues(ks, curves[i].epsilon, axis);
+    c.id = c.accountant = row.id;
+    c.label =
+        row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "") + (single ? " (α = " + alpha + ")" : "");
     c.greyed = !row.violations.empty();
     c.tooltip = c.greyed ? violationsText(row.violations)
                          : row.name + (single ? ": converted at the α knob only, not the best order" : "");
-    for (std::size_t k = 0; k < ks.size(); ++k) {
-      if (!curves[i].epsilon[k]) continue;
-      c.x.push_back(axisValue(ks[k]));
-      c.y.push_back(*curves[i].epsilon[k]);
-    }
     s.epsilonCurves.push_back(std::move(c));
   }
-  // Variants for teaching, dashed: those whose info has a tooltip (e.g. the composition baseline
-  // the Langevin bound beats, the bounded-domain form of the cyclic analysis, which reads D).
-  for (const Accountant* a : analytic) {
+  for (const Accountant* a : ctx.analytic) {
     for (const Variant& v : a->variants()) {
       if (v.id.empty() || v.tooltip.empty()) continue;
-      EpsilonOptions variantOptions = options;
+      EpsilonOptions variantOptions = ctx.options;
       variantOptions.variant = v.id;
-      const AccountantCurve b = epsilonCurve(*a, params, CurveVariable::kSteps, ks, variantOptions);
-      PlotCurve c;
+      PlotCurve c =
+          curveFromValues(ks, epsilonCurve(*a, ctx.params, CurveVariable::kSteps, ks, variantOptions).epsilon, axis);
       c.id = std::string(a->id()) + ":" + v.id;
       c.accountant = std::string(a->id());
-      // "cyclic bounded domain" in the legend; the theorem is in the tooltip.
-      c.label = std::string(a->id()) + " " + v.label.substr(0, v.label.find(','));
+      c.label = std::string(a->id()) + " " + v.label.substr(0, v.label.find(','));  // the theorem is in the tooltip
       c.dashed = true;
       c.tooltip = v.tooltip;
-      for (std::size_t k = 0; k < ks.size(); ++k) {
-        if (!b.epsilon[k]) continue;
-        c.x.push_back(axisValue(ks[k]));
-        c.y.push_back(*b.epsilon[k]);
-      }
       s.epsilonCurves.push_back(std::move(c));
     }
   }
+}
 
-  // ε_α vs α for the RDP accountants.
+// ε_α against α for the RDP accountants.
+void rdpProfiles(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
   const std::span<const double> orders = defaultOrders();
-  for (std::size_t i = 0; i < analytic.size(); ++i) {
-    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(analytic[i]);
+  for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
+    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(ctx.analytic[i]);
     if (!rdpBased) continue;
-    auto profile = rdpBased->rdpProfile(params, orders);
+    auto profile = rdpBased->rdpProfile(ctx.params, orders);
     if (!profile) continue;
+    const AccountantSummary& row = s.accountants[i];
     PlotCurve c;
-    c.id = s.accountants[i].id;
-    c.accountant = c.id;
-    c.label = c.id;
-    c.greyed = !s.accountants[i].violations.empty();
-    c.tooltip = c.greyed ? violationsText(s.accountants[i].violations) : s.accountants[i].name;
+    c.id = c.accountant = c.label = row.id;
+    c.greyed = !row.violations.empty();
+    c.tooltip = c.greyed ? violationsText(row.violations) : row.name;
     c.x.assign(orders.begin(), orders.end());
     c.y = *profile;
     s.rdpCurves.push_back(std::move(c));
   }
+}
 
-  // Trade-off plane.
-  const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
-  {
-    PlotCurve identity;
-    identity.id = "identity";
-    identity.label = "perfect privacy (1 − x)";
-    identity.dashed = true;
-    identity.tooltip = "random guessing: no test does better";
-    for (double x : grid) {
-      identity.x.push_back(x);
-      identity.y.push_back(1.0 - x);
-    }
-    s.tradeoffCurves.push_back(std::move(identity));
+PlotCurve curveOnGrid(const std::vector<double>& grid, const std::function<double(double)>& y) {
+  PlotCurve c;
+  for (double x : grid) {
+    c.x.push_back(x);
+    c.y.push_back(y(x));
   }
-  // An accountant whose native parameters include a Gaussian-DP μ has the trade-off G_μ itself.
-  for (std::size_t i = 0; i < analytic.size(); ++i) {
+  return c;
+}
+
+// The trade-off plane: the identity; G_μ of an accountant whose native parameters include a
+// Gaussian-DP μ; f_{ε,δ} of every accountant's (ε, δ).
+void tradeoffPlane(const AnalyticsContext& ctx, const std::vector<double>& grid, AnalyticsSnapshot& s) {
+  PlotCurve identity = curveOnGrid(grid, [](double x) { return 1.0 - x; });
+  identity.id = "identity";
+  identity.label = "perfect privacy (1 − x)";
+  identity.dashed = true;
+  identity.tooltip = "random guessing: no test does better";
+  s.tradeoffCurves.push_back(std::move(identity));
+  // G_μ first: it is the headline curve of the plane; then every accountant's f_{ε,δ}.
+  for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const AccountantSummary& row = s.accountants[i];
-    if (!analytic[i]->info().reportsGdpMu) continue;
+    if (!ctx.analytic[i]->info().reportsGdpMu) continue;
     for (const NativeValue& v : row.native) {
       if (v.key != kGdpMuKey) continue;
-      PlotCurve g;
+      PlotCurve g = curveOnGrid(grid, [&](double x) { return gaussianTradeoff(v.value, x); });
       g.id = "tradeoff:" + row.id;
       g.accountant = row.id;
       g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (" + row.id + ")";
       g.greyed = !row.violations.empty();
       g.tooltip = g.greyed ? violationsText(row.violations) : "the Gaussian trade-off G_μ of " + row.citation;
-      for (double x : grid) {
-        g.x.push_back(x);
-        g.y.push_back(gaussianTradeoff(v.value, x));
-      }
       s.tradeoffCurves.push_back(std::move(g));
     }
   }
-  for (std::size_t i = 0; i < analytic.size(); ++i) {
+  for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const AccountantSummary& row = s.accountants[i];
     if (!row.epsilon) continue;
-    PlotCurve f;
+    const double epsilon = row.epsilon->epsilon;
+    PlotCurve f = curveOnGrid(grid, [&](double x) { return epsilonDeltaTradeoff(epsilon, ctx.params.delta, x); });
     f.id = "fed:" + row.id;
     f.accountant = row.id;
-    f.label = row.id + " (ε = " + core::formatNumber(row.epsilon->epsilon, 3) + ")";
+    f.label = row.id + " (ε = " + core::formatNumber(epsilon, 3) + ")";
     f.greyed = !row.violations.empty();
-    f.dashed = analytic[i]->info().reportsGdpMu;  // G_μ is its curve; one (ε, δ) of it is a reference
+    f.dashed = ctx.analytic[i]->info().reportsGdpMu;  // G_μ is its curve; one (ε, δ) of it is a reference
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" +
-                               core::formatNumber(row.epsilon->epsilon, 4) + ", δ)-DP mechanism meets";
-    for (double x : grid) {
-      f.x.push_back(x);
-      f.y.push_back(epsilonDeltaTradeoff(row.epsilon->epsilon, params.delta, x));
-    }
+                         : "Bu, Dong, Long & Su 2020, eq. 2.1: the trade-off every (" + core::formatNumber(epsilon, 4) +
+                               ", δ)-DP mechanism meets";
     s.tradeoffCurves.push_back(std::move(f));
   }
-  // The trade-off each RDP accountant's ε_α at the α knob implies on its own (the data-processing
-  // inequality for Rényi divergence, Balle et al. 2020): below the envelope over all orders.
-  std::vector<PlotCurve> slices(analytic.size());
-  tbb::parallel_for(std::size_t{0}, analytic.size(), [&](std::size_t i) {
-    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(analytic[i]);
+}
+
+// The trade-off each RDP accountant's ε_α at the α knob implies on its own (the data-processing
+// inequality for Rényi divergence, Balle et al. 2020): below the envelope over all orders.
+void renyiSlices(const AnalyticsContext& ctx, const std::vector<double>& grid, AnalyticsSnapshot& s) {
+  std::vector<PlotCurve> slices(ctx.analytic.size());
+  tbb::parallel_for(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
+    const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(ctx.analytic[i]);
     if (!rdpBased) return;
-    auto curve = renyiTradeoffCurve(*rdpBased, params, grid, atAlpha);
+    auto curve = renyiTradeoffCurve(*rdpBased, ctx.params, grid, ctx.atAlpha);
     if (!curve) return;
     const AccountantSummary& row = s.accountants[i];
+    const std::string alpha = core::formatNumber(ctx.params.alpha, 4);
     PlotCurve& f = slices[i];
     f.id = "renyi:" + row.id;
     f.accountant = row.id;
-    f.label = "f_α " + row.id + " (α = " + core::formatNumber(params.alpha, 4) + ")";
+    f.label = "f_α " + row.id + " (α = " + alpha + ")";
     f.greyed = !row.violations.empty();
     f.dashed = true;
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) +
-                               " at α = " + core::formatNumber(params.alpha, 4) +
+                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) + " at α = " + alpha +
                                " alone certifies (Balle et al. 2020, Rényi DP as hypothesis testing)";
     f.x = curve->typeOne;
     f.y = curve->typeTwo;
@@ -235,6 +241,31 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
   for (PlotCurve& f : slices) {
     if (!f.id.empty()) s.tradeoffCurves.push_back(std::move(f));
   }
+}
+
+}  // namespace
+
+AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis,
+                                   bool fixedAlpha) {
+  const auto start = std::chrono::steady_clock::now();
+  AnalyticsContext ctx{params, {}, {}, {}, epochsAxis, fixedAlpha};
+  for (const Accountant* a : allAccountants()) {
+    if (a->isAnalytic()) ctx.analytic.push_back(a);
+  }
+  ctx.options.conversion = conversion;
+  ctx.atAlpha = ctx.options;
+  ctx.atAlpha.fixedAlpha = params.alpha;
+  AnalyticsSnapshot s;
+  s.params = params;
+  s.conversion = conversion;
+  s.epochsAxis = epochsAxis;
+  s.fixedAlpha = fixedAlpha;
+  summariseAccountants(ctx, s);
+  epsilonAlongSteps(ctx, s);
+  rdpProfiles(ctx, s);
+  const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
+  tradeoffPlane(ctx, grid, s);
+  renyiSlices(ctx, grid, s);
   s.computeMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;
 }

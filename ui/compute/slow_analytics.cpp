@@ -14,6 +14,62 @@ namespace dpx::ui {
 
 using namespace core::accounting;
 
+namespace {
+
+// The exact trade-off curve of the run.
+PlotCurve pldTradeoffCurve(const TradeoffCurve& curve) {
+  PlotCurve c;
+  c.id = "tradeoff:pld";
+  c.accountant = "pld";
+  c.label = "exact (pld)";
+  c.tooltip = "exact trade-off of the composition (pessimistic discretisation: never above the truth)";
+  c.x = curve.typeOne;
+  c.y = curve.typeTwo;
+  return c;
+}
+
+// What the upper ε-vs-K curve is: its loss grid and how the grid was chosen.
+std::string pldCurveTooltip(const PldCurve& curve) {
+  return "exact composition, pessimistic discretisation (an upper bound), one loss grid Δ = " +
+         core::formatNumber(curve.discretisation, 3) + " for the curve (" +
+         (curve.automatic ? "chosen for a " + core::formatNumber(100 * curve.requestedWidth, 3) +
+                                " % bracket at K = " + std::to_string(curve.gridSteps)
+                          : std::string("fixed")) +
+         ")";
+}
+
+// The upper and lower ε-vs-K curves (x in epochs on the epochs axis); a point a bound failed at
+// is left out of that curve, and a curve that failed as a whole says why in its tooltip.
+void setPldEpsilonCurves(PldSnapshot& s, const core::Result<PldCurve>& curve) {
+  const double toEpochs = static_cast<double>(s.params.m) / static_cast<double>(s.params.n);
+  s.epsilonUpper.id = "pld";
+  s.epsilonUpper.accountant = "pld";
+  s.epsilonUpper.label = "pld (exact, upper)";
+  s.epsilonLower.id = "pld:lower";
+  s.epsilonLower.accountant = "pld";
+  s.epsilonLower.label = "pld (exact, lower)";
+  s.epsilonLower.dashed = true;
+  s.epsilonLower.tooltip = "optimistic discretisation: the true ε lies between the two pld curves";
+  if (!curve) {
+    s.epsilonUpper.tooltip = "no ε-vs-K curve: " + curve.status().message();
+    return;
+  }
+  for (const PldCurvePoint& point : curve->points) {
+    const double x = s.epochsAxis ? static_cast<double>(point.steps) * toEpochs : static_cast<double>(point.steps);
+    if (point.epsilonUpper) {
+      s.epsilonUpper.x.push_back(x);
+      s.epsilonUpper.y.push_back(*point.epsilonUpper);
+    }
+    if (point.epsilonLower) {
+      s.epsilonLower.x.push_back(x);
+      s.epsilonLower.y.push_back(*point.epsilonLower);
+    }
+  }
+  s.epsilonUpper.tooltip = pldCurveTooltip(*curve);
+}
+
+}  // namespace
+
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
                                       const std::function<void(double)>& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -33,14 +89,7 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   s.epsilon = *eps;
   // Exact trade-off curve (cached run: no recomputation).
   const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
-  if (auto curve = pld.tradeoff(params, grid, options)) {
-    s.tradeoff.id = "tradeoff:pld";
-    s.tradeoff.accountant = "pld";
-    s.tradeoff.label = "exact (pld)";
-    s.tradeoff.tooltip = "exact trade-off of the composition (pessimistic discretisation: never above the truth)";
-    s.tradeoff.x = curve->typeOne;
-    s.tradeoff.y = curve->typeTwo;
-  }
+  if (auto curve = pld.tradeoff(params, grid, options)) s.tradeoff = pldTradeoffCurve(*curve);
   // ε bracket vs K: core's pldEpsilonCurve, the function behind `dpx curve --accountant pld
   // --vary K --from 1 --to <max K> --points 24 --spacing log`, so both show the same numbers.
   const std::vector<std::int64_t> steps = pldCurveSteps(params);
@@ -49,36 +98,7 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   exact.progress = [&](double f) { progress(0.3 + 0.7 * f); };
   const core::Result<PldCurve> curve = pldEpsilonCurve(params, steps, exact);
   if (cancel || (!curve && curve.status().code() == core::StatusCode::kCancelled)) return std::nullopt;
-  const double toEpochs = static_cast<double>(params.m) / static_cast<double>(params.n);
-  s.epsilonUpper.id = "pld";
-  s.epsilonUpper.accountant = "pld";
-  s.epsilonUpper.label = "pld (exact, upper)";
-  s.epsilonLower.id = "pld:lower";
-  s.epsilonLower.accountant = "pld";
-  s.epsilonLower.label = "pld (exact, lower)";
-  s.epsilonLower.dashed = true;
-  s.epsilonLower.tooltip = "optimistic discretisation: the true ε lies between the two pld curves";
-  if (!curve) {
-    s.epsilonUpper.tooltip = "no ε-vs-K curve: " + curve.status().message();
-  } else {
-    for (const PldCurvePoint& point : curve->points) {
-      const double x = epochsAxis ? static_cast<double>(point.steps) * toEpochs : static_cast<double>(point.steps);
-      if (point.epsilonUpper) {
-        s.epsilonUpper.x.push_back(x);
-        s.epsilonUpper.y.push_back(*point.epsilonUpper);
-      }
-      if (point.epsilonLower) {
-        s.epsilonLower.x.push_back(x);
-        s.epsilonLower.y.push_back(*point.epsilonLower);
-      }
-    }
-    s.epsilonUpper.tooltip = "exact composition, pessimistic discretisation (an upper bound), one loss grid Δ = " +
-                             core::formatNumber(curve->discretisation, 3) + " for the curve (" +
-                             (curve->automatic ? "chosen for a " + core::formatNumber(100 * curve->requestedWidth, 3) +
-                                                     " % bracket at K = " + std::to_string(curve->gridSteps)
-                                               : std::string("fixed")) +
-                             ")";
-  }
+  setPldEpsilonCurves(s, curve);
   progress(1.0);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;
