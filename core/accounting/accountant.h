@@ -37,11 +37,7 @@ struct Assumptions {
   Sampling sampling;
   Neighbouring neighbouring;
   Release release;
-  bool needsStrongConvexity = false;      // λ > 0
-  bool needsSmoothness = false;           // β-smooth loss, step size bounded by β
-  bool needsLipschitz = false;            // per-example loss L-Lipschitz (clipping never active)
-  bool clipsGradients = false;            // clipping to L is the mechanism (DP-SGD)
-  std::vector<std::string> statements{};  // the assumptions in words
+  std::vector<std::string> statements{};  // the assumptions in words (convexity, smoothness, clipping, …)
 };
 
 struct Violation {

@@ -21,38 +21,10 @@ CyclicConstants cyclicConstants(const Params& p) {
   return c;
 }
 
-CyclicAccountant::CyclicAccountant()
-    : RdpBasedAccountant({
-          .id = "cyclic",
-          .name = "Last-iterate cyclic DP-SGD",
-          .citation = "Kong & Ribero 2024, Privacy of the last iterate in cyclically-sampled DP-SGD, Thm 4.3–4.5 "
-                      "(restored from its shifted-Rényi framework, Feldman et al. 2018)",
-          .assumptions = {.sampling = Sampling::kCyclic,
-                          .neighbouring = Neighbouring::kReplaceOne,
-                          .release = Release::kLastIterate,
-                          .needsSmoothness = true,
-                          .needsLipschitz = true,
-                          .statements = {"cyclic sampling: fixed-order batches of b = m records, k = ⌈n/b⌉ batches "
-                                         "per pass",
-                                         "only the last iterate is released; noise std s = ησL/b on the parameters",
-                                         "loss w-weakly convex with upper curvature M (A2); step η ≤ 1/(M + w)",
-                                         "Thm 4.4/4.5: every per-example gradient norm ≤ L (clipping inactive) or "
-                                         "d = 1",
-                                         "formulas restored from the paper's shifted-Rényi framework (Feldman et al. "
-                                         "2018), not transcribed from its printed theorems",
-                                         "replace-one neighbours"}},
-          .variants = {{"", "Thm 4.5, worst record (restored)", ""},
-                       {"first-batch", "Thm 4.5, record in the first batch (paper form)", ""},
-                       {"bounded-domain", "bounded domain, Thm 4.4",
-                        "Kong & Ribero 2024, Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain "
-                        "diameter D"},
-                       {"no-curvature", "Thm 4.3, no curvature assumption", ""},
-                       {"baseline", "all iterates released (composition)", ""}},
-          .nativeKeys = {"k", "ell", "Lambda_k"},
-          .color = 0x9467bd,
-      }) {}
+namespace {
 
-void CyclicAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
+// η ≤ 1/(M + w), where ℓ_η (eq. 12) is defined.
+void cyclicViolations(const Params& p, std::vector<Violation>& out) {
   const double curvature = p.M + p.w;
   if (curvature > 0.0 && p.eta > 1.0 / curvature) {
     out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " > 1/(M + w) = " + formatNumber(1.0 / curvature, 4) +
@@ -60,7 +32,7 @@ void CyclicAccountant::addViolations(const Params& p, std::vector<Violation>& ou
   }
 }
 
-Result<std::vector<NativeValue>> CyclicAccountant::native(const Params& p) const {
+Result<std::vector<NativeValue>> cyclicNative(const Params& p) {
   DPX_RETURN_IF_ERROR(p.validate());
   const CyclicConstants c = cyclicConstants(p);
   return std::vector<NativeValue>{
@@ -72,7 +44,7 @@ Result<std::vector<NativeValue>> CyclicAccountant::native(const Params& p) const
   };
 }
 
-Result<double> CyclicAccountant::totalRdp(const Params& p, double alpha, std::string_view variant) const {
+Result<double> cyclicRdp(const Params& p, double alpha, std::string_view variant) {
   const CyclicConstants c = cyclicConstants(p);
   const double perPass = 2.0 * alpha / (p.sigma * p.sigma);
   const double passes = static_cast<double>(c.passes);
@@ -87,5 +59,39 @@ Result<double> CyclicAccountant::totalRdp(const Params& p, double alpha, std::st
   if (variant == "no-curvature") return 2.0 * alpha * p.eta * p.eta * p.L * p.L * static_cast<double>(p.K) / s2;
   return perPass * (1.0 + (passes - 1.0) / c.lambdaK);
 }
+
+}  // namespace
+
+CyclicAccountant::CyclicAccountant()
+    : RdpBasedAccountant(
+          {
+              .id = "cyclic",
+              .name = "Last-iterate cyclic DP-SGD",
+              .citation = "Kong & Ribero 2024, Privacy of the last iterate in cyclically-sampled DP-SGD, Thm 4.3–4.5 "
+                          "(restored from its shifted-Rényi framework, Feldman et al. 2018)",
+              .assumptions =
+                  {.sampling = Sampling::kCyclic,
+                   .neighbouring = Neighbouring::kReplaceOne,
+                   .release = Release::kLastIterate,
+                   .statements = {"cyclic sampling: fixed-order batches of b = m records, k = ⌈n/b⌉ batches "
+                                  "per pass",
+                                  "only the last iterate is released; noise std s = ησL/b on the parameters",
+                                  "loss w-weakly convex with upper curvature M (A2); step η ≤ 1/(M + w)",
+                                  "Thm 4.4/4.5: every per-example gradient norm ≤ L (clipping inactive) or "
+                                  "d = 1",
+                                  "formulas restored from the paper's shifted-Rényi framework (Feldman et al. "
+                                  "2018), not transcribed from its printed theorems",
+                                  "replace-one neighbours"}},
+              .variants = {{"", "Thm 4.5, worst record (restored)", ""},
+                           {"first-batch", "Thm 4.5, record in the first batch (paper form)", ""},
+                           {"bounded-domain", "bounded domain, Thm 4.4",
+                            "Kong & Ribero 2024, Thm 4.4 (restored): ε_α = α(ℓ_η D + 2ηL/b)²/(2s²) — reads the domain "
+                            "diameter D"},
+                           {"no-curvature", "Thm 4.3, no curvature assumption", ""},
+                           {"baseline", "all iterates released (composition)", ""}},
+              .nativeKeys = {"k", "ell", "Lambda_k"},
+              .color = 0x9467bd,
+          },
+          {.totalRdp = &cyclicRdp, .native = &cyclicNative, .addViolations = &cyclicViolations}) {}
 
 }  // namespace dpx::core::accounting

@@ -33,12 +33,6 @@ CyclicConstants cyclicConstants(const Params& params);
 class CyclicAccountant final : public RdpBasedAccountant {
  public:
   CyclicAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
-
- protected:
-  // η ≤ 1/(M + w), where ℓ_η (eq. 12) is defined.
-  void addViolations(const Params& params, std::vector<Violation>& out) const override;
-  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
 };
 
 }  // namespace dpx::core::accounting

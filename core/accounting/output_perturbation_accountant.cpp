@@ -85,30 +85,10 @@ Result<OutputPerturbationConstants> outputPerturbationConstants(const Params& p)
   return c;
 }
 
-OutputPerturbationAccountant::OutputPerturbationAccountant()
-    : RdpBasedAccountant({
-          .id = "outpert",
-          .name = "Output perturbation (contractive SGD)",
-          .citation = "Chen, Lee & Kifer 2019, Rényi DP ERM for smooth objectives (AISTATS, supplementary), Lemma 2, "
-                      "Prop. 2, Prop. 3",
-          .assumptions = {.sampling = Sampling::kShuffle,
-                          .neighbouring = Neighbouring::kReplaceOne,
-                          .release = Release::kLastIterate,
-                          .needsStrongConvexity = true,
-                          .needsSmoothness = true,
-                          .needsLipschitz = true,
-                          .statements = {"noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch, "
-                                         "constant η",
-                                         "only the final model (or the average of the last epoch) is released, plus "
-                                         "N(0, (σΔ)²I)",
-                                         "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, "
-                                         "|1−ηβ|) < 1",
-                                         "replace-one neighbours"}},
-          .nativeKeys = {"rho", "Delta", "Delta_inf"},
-          .color = 0x8c564b,
-      }) {}
+namespace {
 
-void OutputPerturbationAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
+// Contraction ρ < 1 and a finite sensitivity Δ_E.
+void outputPerturbationViolations(const Params& p, std::vector<Violation>& out) {
   const double rho = std::max(std::fabs(1.0 - p.eta * p.lambda), std::fabs(1.0 - p.eta * p.beta));
   if (!(rho < 1.0)) {
     std::string why = p.lambda == 0.0 ? "λ = 0 gives no contraction" : "η ≥ 2/β = " + formatNumber(2.0 / p.beta, 4);
@@ -120,7 +100,7 @@ void OutputPerturbationAccountant::addViolations(const Params& p, std::vector<Vi
   }
 }
 
-Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Params& p) const {
+Result<std::vector<NativeValue>> outputPerturbationNative(const Params& p) {
   DPX_RETURN_IF_ERROR(p.validate());
   DPX_ASSIGN_OR_RETURN(const OutputPerturbationConstants c, outputPerturbationConstants(p));
   std::vector<NativeValue> values{
@@ -142,7 +122,7 @@ Result<std::vector<NativeValue>> OutputPerturbationAccountant::native(const Para
   return values;
 }
 
-Result<double> OutputPerturbationAccountant::totalRdp(const Params& p, double alpha, std::string_view) const {
+Result<double> outputPerturbationRdp(const Params& p, double alpha, std::string_view) {
   const double plain = alpha / (2.0 * p.sigma * p.sigma);
   if (!p.averaged) return plain;
   DPX_ASSIGN_OR_RETURN(const OutputPerturbationConstants c, outputPerturbationConstants(p));
@@ -153,5 +133,33 @@ Result<double> OutputPerturbationAccountant::totalRdp(const Params& p, double al
   const double averaged = (logSum - std::log(static_cast<double>(c.batchesPerEpoch))) / (alpha - 1.0);
   return std::min(plain, std::max(0.0, averaged));
 }
+
+}  // namespace
+
+OutputPerturbationAccountant::OutputPerturbationAccountant()
+    : RdpBasedAccountant(
+          {
+              .id = "outpert",
+              .name = "Output perturbation (contractive SGD)",
+              .citation =
+                  "Chen, Lee & Kifer 2019, Rényi DP ERM for smooth objectives (AISTATS, supplementary), Lemma 2, "
+                  "Prop. 2, Prop. 3",
+              .assumptions =
+                  {.sampling = Sampling::kShuffle,
+                   .neighbouring = Neighbouring::kReplaceOne,
+                   .release = Release::kLastIterate,
+                   .statements = {"noiseless SGD over a permutation: k = ⌈n/m⌉ disjoint batches per epoch, "
+                                  "constant η",
+                                  "only the final model (or the average of the last epoch) is released, plus "
+                                  "N(0, (σΔ)²I)",
+                                  "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, "
+                                  "|1−ηβ|) < 1",
+                                  "replace-one neighbours"}},
+              .nativeKeys = {"rho", "Delta", "Delta_inf"},
+              .color = 0x8c564b,
+          },
+          {.totalRdp = &outputPerturbationRdp,
+           .native = &outputPerturbationNative,
+           .addViolations = &outputPerturbationViolations}) {}
 
 }  // namespace dpx::core::accounting

@@ -35,12 +35,6 @@ double logSumExpGeometric(double c, double r, std::int64_t k);
 class OutputPerturbationAccountant final : public RdpBasedAccountant {
  public:
   OutputPerturbationAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
-
- protected:
-  // Contraction ρ < 1 and a finite sensitivity Δ_E.
-  void addViolations(const Params& params, std::vector<Violation>& out) const override;
-  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
 };
 
 }  // namespace dpx::core::accounting

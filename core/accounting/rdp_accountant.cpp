@@ -6,10 +6,8 @@ namespace dpx::core::accounting {
 
 // The assumptions of DP-SGD's Poisson-subsampled Gaussian steps, as `rdp` and `pld` state them.
 Assumptions dpSgdAssumptions(std::vector<std::string> more) {
-  Assumptions a{.sampling = Sampling::kPoisson,
-                .neighbouring = Neighbouring::kAddRemove,
-                .release = Release::kAllIterates,
-                .clipsGradients = true};
+  Assumptions a{
+      .sampling = Sampling::kPoisson, .neighbouring = Neighbouring::kAddRemove, .release = Release::kAllIterates};
   a.statements = {"Poisson sampling: every record joins each batch independently with probability q = m/n",
                   "per-example gradients clipped to norm L; noise N(0, σ²L²) added to their sum",
                   "every iterate may be released (adaptive composition of the K steps)",
@@ -28,24 +26,27 @@ Result<std::vector<NativeValue>> subsampledGaussianNative(const Params& params) 
   };
 }
 
-RdpAccountant::RdpAccountant()
-    : RdpBasedAccountant({
-          .id = "rdp",
-          .name = "Moments accountant (RDP)",
-          .citation = "Abadi et al. 2016, Thm 2 (moments accountant); Mironov, Talwar & Zhang 2019, Rényi DP of the "
-                      "sampled Gaussian mechanism, §3.2–3.3",
-          .assumptions = dpSgdAssumptions({"no convexity or smoothness needed"}),
-          .nativeKeys = {"q", "sigma", "steps"},
-          .color = 0x1f77b4,
-      }) {}
+namespace {
 
-Result<std::vector<NativeValue>> RdpAccountant::native(const Params& params) const {
-  return subsampledGaussianNative(params);
-}
-
-Result<double> RdpAccountant::totalRdp(const Params& params, double alpha, std::string_view) const {
+Result<double> subsampledGaussianRdp(const Params& params, double alpha, std::string_view) {
   DPX_ASSIGN_OR_RETURN(const double perStep, subsampledGaussianRdpCached(params.q(), params.sigma, alpha));
   return perStep * static_cast<double>(params.K);
 }
+
+}  // namespace
+
+RdpAccountant::RdpAccountant()
+    : RdpBasedAccountant(
+          {
+              .id = "rdp",
+              .name = "Moments accountant (RDP)",
+              .citation =
+                  "Abadi et al. 2016, Thm 2 (moments accountant); Mironov, Talwar & Zhang 2019, Rényi DP of the "
+                  "sampled Gaussian mechanism, §3.2–3.3",
+              .assumptions = dpSgdAssumptions({"no convexity or smoothness needed"}),
+              .nativeKeys = {"q", "sigma", "steps"},
+              .color = 0x1f77b4,
+          },
+          {.totalRdp = &subsampledGaussianRdp, .native = &subsampledGaussianNative, .linearInSteps = true}) {}
 
 }  // namespace dpx::core::accounting

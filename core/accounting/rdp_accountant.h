@@ -23,11 +23,6 @@ Result<std::vector<NativeValue>> subsampledGaussianNative(const Params& params);
 class RdpAccountant final : public RdpBasedAccountant {
  public:
   RdpAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
-  bool rdpLinearInSteps() const override { return true; }
-
- protected:
-  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
 };
 
 }  // namespace dpx::core::accounting

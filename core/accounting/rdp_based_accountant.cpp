@@ -2,12 +2,24 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "accounting/rdp_conversion.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 
 namespace dpx::core::accounting {
+
+RdpBasedAccountant::RdpBasedAccountant(AccountantInfo info, RdpAnalysis analysis)
+    : Accountant(std::move(info)), m_analysis(analysis) {}
+
+Result<std::vector<NativeValue>> RdpBasedAccountant::native(const Params& params) const {
+  return m_analysis.native(params);
+}
+
+void RdpBasedAccountant::addViolations(const Params& params, std::vector<Violation>& out) const {
+  if (m_analysis.addViolations != nullptr) m_analysis.addViolations(params, out);
+}
 
 Status RdpBasedAccountant::validateQuery(const Params& params, std::string_view variant) const {
   DPX_RETURN_IF_ERROR(params.validate());
@@ -39,8 +51,11 @@ Result<EpsilonResult> RdpBasedAccountant::epsilonOverOrders(const Params& params
                                                             const std::function<Result<double>(std::size_t)>& rdpAt,
                                                             const EpsilonOptions& options,
                                                             std::optional<double> alphaHint) const {
+  // Every analysis here has ε_α non-decreasing in α (a run's RDP is, for any mechanism), which
+  // lets the search prune orders; the grid minimum is exact either way.
+  constexpr bool kRdpMonotoneInOrder = true;
   DPX_ASSIGN_OR_RETURN(const OrderOptimum best, minimizeOverOrders(orders, rdpAt, params.delta, options.conversion,
-                                                                   rdpMonotoneInOrder(), alphaHint));
+                                                                   kRdpMonotoneInOrder, alphaHint));
   DPX_ASSIGN_OR_RETURN(const double eps, finiteOrStatus(best.epsilon, "ε"));
   EpsilonResult result;
   result.epsilon = eps;

@@ -52,32 +52,10 @@ Status sgldScheduleStatus(const Params& p, const SgldSchedule& s) {
                                 " and σ_L = " + formatNumber(s.sigmaL) + ": beyond the largest double");
 }
 
-SgldAccountant::SgldAccountant()
-    : RdpBasedAccountant({
-          .id = "sgld",
-          .name = "Langevin DP-SGLD bound",
-          .citation = "Ryffel, Bach & Pointcheval 2022, DP guarantees for SGLD, Thm 3.1, Cor. 3.2–3.3",
-          .assumptions = {.sampling = Sampling::kUniform,
-                          .neighbouring = Neighbouring::kReplaceOne,
-                          .release = Release::kLastIterate,
-                          .needsStrongConvexity = true,
-                          .needsSmoothness = true,
-                          .needsLipschitz = true,
-                          .statements = {"uniform fixed-size batches of m records; only the last iterate is released",
-                                         "loss L-Lipschitz, λ-strongly convex (λ > 0) and β-smooth on a convex set C",
-                                         "step sizes η_k < 1/β; projection onto a ball of radius ≥ L/λ",
-                                         "θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)); Langevin noise √(2η_k)·σ_L per step",
-                                         "replace-one neighbours"}},
-          .variants = {{"", "Langevin bound (exact Σηₖ)", ""},
-                       {"closed-form", "paper's closed form (λK/(4β+λK) for the decreasing schedule)", ""},
-                       {"baseline", "composition baseline",
-                        "Ryffel, Bach & Pointcheval 2022, Discussion after Cor. 3.3: the composition baseline "
-                        "ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"}},
-          .nativeKeys = {"sigma_L", "sum_eta"},
-          .color = 0x2ca02c,
-      }) {}
+namespace {
 
-void SgldAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
+// λ > 0 (else the value is the λ → 0 limit) and η₀ < 1/β, with a schedule of finite values.
+void langevinViolations(const Params& p, std::vector<Violation>& out) {
   if (!(p.lambda > 0.0)) {
     out.push_back({"strong convexity",
                    "λ = 0: the Langevin bound needs a λ-strongly convex loss (λ > 0); "
@@ -92,7 +70,7 @@ void SgldAccountant::addViolations(const Params& p, std::vector<Violation>& out)
   }
 }
 
-Result<std::vector<NativeValue>> SgldAccountant::native(const Params& p) const {
+Result<std::vector<NativeValue>> langevinNative(const Params& p) {
   DPX_RETURN_IF_ERROR(p.validate());
   const SgldSchedule s = sgldSchedule(p);
   DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
@@ -105,7 +83,7 @@ Result<std::vector<NativeValue>> SgldAccountant::native(const Params& p) const {
   return values;
 }
 
-Result<double> SgldAccountant::totalRdp(const Params& p, double alpha, std::string_view variant) const {
+Result<double> langevinRdp(const Params& p, double alpha, std::string_view variant) {
   const SgldSchedule s = sgldSchedule(p);
   DPX_RETURN_IF_ERROR(sgldScheduleStatus(p, s));
   const double n = static_cast<double>(p.n);
@@ -117,5 +95,32 @@ Result<double> SgldAccountant::totalRdp(const Params& p, double alpha, std::stri
   }
   return 4.0 * scale * saturation(p.lambda, s.sumEta);
 }
+
+}  // namespace
+
+SgldAccountant::SgldAccountant()
+    : RdpBasedAccountant(
+          {
+              .id = "sgld",
+              .name = "Langevin DP-SGLD bound",
+              .citation = "Ryffel, Bach & Pointcheval 2022, DP guarantees for SGLD, Thm 3.1, Cor. 3.2–3.3",
+              .assumptions =
+                  {.sampling = Sampling::kUniform,
+                   .neighbouring = Neighbouring::kReplaceOne,
+                   .release = Release::kLastIterate,
+                   .statements = {"uniform fixed-size batches of m records; only the last iterate is released",
+                                  "loss L-Lipschitz, λ-strongly convex (λ > 0) and β-smooth on a convex set C",
+                                  "step sizes η_k < 1/β; projection onto a ball of radius ≥ L/λ",
+                                  "θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)); Langevin noise √(2η_k)·σ_L per step",
+                                  "replace-one neighbours"}},
+              .variants = {{"", "Langevin bound (exact Σηₖ)", ""},
+                           {"closed-form", "paper's closed form (λK/(4β+λK) for the decreasing schedule)", ""},
+                           {"baseline", "composition baseline",
+                            "Ryffel, Bach & Pointcheval 2022, Discussion after Cor. 3.3: the composition baseline "
+                            "ε′_α = αL²Σηₖ/(n²σ_L²) grows linearly in K; the Langevin bound saturates"}},
+              .nativeKeys = {"sigma_L", "sum_eta"},
+              .color = 0x2ca02c,
+          },
+          {.totalRdp = &langevinRdp, .native = &langevinNative, .addViolations = &langevinViolations}) {}
 
 }  // namespace dpx::core::accounting

@@ -31,12 +31,6 @@ Status sgldScheduleStatus(const Params& params, const SgldSchedule& schedule);
 class SgldAccountant final : public RdpBasedAccountant {
  public:
   SgldAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
-
- protected:
-  // λ > 0 (else the value is the λ → 0 limit) and η₀ < 1/β, with a schedule of finite values.
-  void addViolations(const Params& params, std::vector<Violation>& out) const override;
-  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
 };
 
 }  // namespace dpx::core::accounting

@@ -277,28 +277,10 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
   return addLatticeRdp(q, alpha, latticeCells(std::log(sigma1), headSteps + 1, steps), head);
 }
 
-SgmcmcAccountant::SgmcmcAccountant()
-    : RdpBasedAccountant({
-          .id = "sgmcmc",
-          .name = "SG-MCMC posterior sampling (SGLD)",
-          .citation = "Li, Chen, Liu & Carin 2019, On connecting SG-MCMC and DP, Alg. 1, Thm 3–4; Wang, Fienberg & "
-                      "Smola 2015",
-          .assumptions = {.sampling = Sampling::kPoisson,
-                          .neighbouring = Neighbouring::kAddRemove,
-                          .release = Release::kAllIterates,
-                          .clipsGradients = true,
-                          .statements = {"SGLD posterior sampling: Poisson batches at rate q = τ/N, gradients clipped "
-                                         "to L",
-                                         "Langevin noise N(0, η_t/N): effective noise multiplier σ_t = τ/(L√(η_t N))",
-                                         "schedule: constant η, or η_t = η·t^{−1/3} when the schedule is decreasing",
-                                         "every sample (iterate) may be released; add/remove neighbours"}},
-          .nativeKeys = {"sigma_eff"},
-          .color = 0x17becf,
-          // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.
-          .noiseSetBySigma = false,
-      }) {}
+namespace {
 
-void SgmcmcAccountant::addViolations(const Params& p, std::vector<Violation>& out) const {
+// Thm 3's step-size conditions q²N/(256L²) < η ≤ N/L².
+void sgmcmcViolations(const Params& p, std::vector<Violation>& out) {
   const double N = static_cast<double>(p.n);
   const double upper = N / (p.L * p.L);
   const double lower = p.q() * p.q() * N / (256.0 * p.L * p.L);
@@ -312,7 +294,7 @@ void SgmcmcAccountant::addViolations(const Params& p, std::vector<Violation>& ou
   }
 }
 
-Result<std::vector<NativeValue>> SgmcmcAccountant::native(const Params& p) const {
+Result<std::vector<NativeValue>> sgmcmcNative(const Params& p) {
   DPX_RETURN_IF_ERROR(p.validate());
   return std::vector<NativeValue>{
       {"sigma_eff", "effective noise multiplier σ = τ/(L√(ηN))", sgmcmcNoiseMultiplier(p, p.eta)},
@@ -321,8 +303,33 @@ Result<std::vector<NativeValue>> SgmcmcAccountant::native(const Params& p) const
   };
 }
 
-Result<double> SgmcmcAccountant::totalRdp(const Params& p, double alpha, std::string_view) const {
+Result<double> sgmcmcRdp(const Params& p, double alpha, std::string_view) {
   return sgmcmcTotalRdp(p.q(), sgmcmcNoiseMultiplier(p, p.eta), p.K, p.schedule == Schedule::kDecreasing, alpha);
 }
+
+}  // namespace
+
+SgmcmcAccountant::SgmcmcAccountant()
+    : RdpBasedAccountant(
+          {
+              .id = "sgmcmc",
+              .name = "SG-MCMC posterior sampling (SGLD)",
+              .citation = "Li, Chen, Liu & Carin 2019, On connecting SG-MCMC and DP, Alg. 1, Thm 3–4; Wang, Fienberg & "
+                          "Smola 2015",
+              .assumptions =
+                  {.sampling = Sampling::kPoisson,
+                   .neighbouring = Neighbouring::kAddRemove,
+                   .release = Release::kAllIterates,
+                   .statements = {"SGLD posterior sampling: Poisson batches at rate q = τ/N, gradients clipped "
+                                  "to L",
+                                  "Langevin noise N(0, η_t/N): effective noise multiplier σ_t = τ/(L√(η_t N))",
+                                  "schedule: constant η, or η_t = η·t^{−1/3} when the schedule is decreasing",
+                                  "every sample (iterate) may be released; add/remove neighbours"}},
+              .nativeKeys = {"sigma_eff"},
+              .color = 0x17becf,
+              // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.
+              .noiseSetBySigma = false,
+          },
+          {.totalRdp = &sgmcmcRdp, .native = &sgmcmcNative, .addViolations = &sgmcmcViolations}) {}
 
 }  // namespace dpx::core::accounting

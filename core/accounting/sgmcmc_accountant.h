@@ -28,12 +28,6 @@ Result<double> sgmcmcTotalRdp(double q, double sigma1, std::int64_t steps, bool 
 class SgmcmcAccountant final : public RdpBasedAccountant {
  public:
   SgmcmcAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
-
- protected:
-  // Thm 3's step-size conditions q²N/(256L²) < η ≤ N/L².
-  void addViolations(const Params& params, std::vector<Violation>& out) const override;
-  Result<double> totalRdp(const Params& params, double alpha, std::string_view variant) const override;
 };
 
 }  // namespace dpx::core::accounting
