@@ -11,9 +11,9 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <cmath>
-#include <thread>
 
 #include "common/format.h"
+#include "common/parallel.h"
 #include "compute/analytics.h"
 #include "knob_widget.h"
 #include "training/dataset.h"
@@ -221,7 +221,7 @@ QGroupBox* TrainerPanel::buildRunBox(QWidget* parent) {
   form->addRow(m_calibrate, m_target);
   m_threads = new QSpinBox(box);
   m_threads->setRange(1, 256);
-  m_threads->setValue(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  m_threads->setValue(core::effectiveThreads(0));
   m_seed = new QSpinBox(box);
   m_seed->setRange(0, 1'000'000);
   m_seed->setValue(1);

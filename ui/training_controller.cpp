@@ -1,14 +1,12 @@
 #include "training_controller.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <QMetaObject>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "common/format.h"
+#include "common/parallel.h"
 #include "compute/analytics.h"
 
 namespace dpx::ui {
@@ -209,13 +207,10 @@ void TrainingController::work(TrainingRequest request, std::shared_ptr<TrainingC
       },
       Qt::QueuedConnection);
   const auto start = std::chrono::steady_clock::now();
-  const int threads = request.base.threads > 0 ? request.base.threads
-                                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // The mechanisms train side by side: each trainer's gradient chunks and noise parts are tasks
   // of the same arena, so two cores stay busy even when one batch is a single chunk.
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_for(
+  core::inArena(request.base.threads, [&] {
+    core::parallelFor(
         std::size_t{0}, request.mechanisms.size(), [&](std::size_t i) { trainOne(request, i, *data, control.get()); },
         tbb::simple_partitioner());
   });

@@ -1,7 +1,6 @@
 #include "accounting/curves.h"
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +12,7 @@
 #include "accounting/privacy_loss_distribution.h"
 #include "accounting/rdp_based_accountant.h"
 #include "common/format.h"
+#include "common/parallel.h"
 
 namespace dpx::core::accounting {
 
@@ -266,7 +266,7 @@ bool composeOthers(const Params& base, const ExactOptions& options, double inter
                    std::vector<PldCurvePoint>& computed) {
   const std::size_t others = computed.size() - 1;
   std::atomic<bool> cancelled{false};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, others, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+  parallelFor(tbb::blocked_range<std::size_t>(0, others, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t t = r.begin(); t != r.end(); ++t) {
       const std::size_t j = others - 1 - t;
       if (cancelled.load() || (options.cancel && options.cancel->load(std::memory_order_relaxed))) {
@@ -417,16 +417,15 @@ void CurveBuilder::addRdpAlongSteps(const RdpBasedAccountant& accountant, const 
 // lets the search over orders prune most of the grid (never changes a value).
 void CurveBuilder::addPointByPoint(const Accountant& accountant, bool alongSteps, const EpsilonOptions& options) {
   const std::size_t grain = alongSteps ? m_xs.size() + 1 : 8;
-  tbb::parallel_for(
-      tbb::blocked_range<std::size_t>(0, m_xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
-        EpsilonOptions hinted = options;
-        for (std::size_t i = r.begin(); i != r.end(); ++i) {
-          Result<Params> p = paramsAt(m_base, m_variable, m_xs[i]);
-          Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
-          if (e && e->alpha) hinted.alphaHint = e->alpha;
-          record(i, e);
-        }
-      });
+  parallelFor(tbb::blocked_range<std::size_t>(0, m_xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
+    EpsilonOptions hinted = options;
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      Result<Params> p = paramsAt(m_base, m_variable, m_xs[i]);
+      Result<EpsilonResult> e = p ? accountant.epsilon(*p, hinted) : Result<EpsilonResult>(p.status());
+      if (e && e->alpha) hinted.alphaHint = e->alpha;
+      record(i, e);
+    }
+  });
 }
 
 }  // namespace
@@ -454,8 +453,8 @@ std::vector<AccountantCurve> epsilonCurves(std::span<const Accountant* const> ac
                                            CurveVariable variable, std::span<const double> xs,
                                            const EpsilonOptions& options) {
   std::vector<AccountantCurve> curves(accountants.size());
-  tbb::parallel_for(std::size_t{0}, accountants.size(),
-                    [&](std::size_t i) { curves[i] = epsilonCurve(*accountants[i], base, variable, xs, options); });
+  parallelFor(std::size_t{0}, accountants.size(),
+              [&](std::size_t i) { curves[i] = epsilonCurve(*accountants[i], base, variable, xs, options); });
   return curves;
 }
 

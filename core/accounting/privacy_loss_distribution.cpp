@@ -11,11 +11,11 @@
 #define EIGEN_FFTW_DEFAULT
 #include <fftw3.h>
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <unsupported/Eigen/FFT>
 
 #include "common/format.h"
+#include "common/parallel.h"
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
 
@@ -295,7 +295,7 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   const std::size_t n = grid.points();
   std::vector<double> d(n);
   std::atomic<bool> stop{false};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+  parallelFor(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
     if (control.cancelled()) {
       stop = true;
       return;
@@ -588,24 +588,23 @@ Eigen::FFT<double>& halfSpectrumTransform(std::size_t n) {
 // product[k] ·= spectrum[k]^count for every frequency k, in parallel.
 void multiplyByPower(std::vector<std::complex<double>>& product, const std::vector<std::complex<double>>& spectrum,
                      std::int64_t count) {
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, product.size(), 8192),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t k = r.begin(); k != r.end(); ++k) {
-                        double re = spectrum[k].real();
-                        double im = spectrum[k].imag();
-                        const double norm2 = re * re + im * im;
-                        // |z|^c below 1e−300 contributes nothing a double can hold: most high
-                        // frequencies of a many-step composition.
-                        if (0.5 * static_cast<double>(count) * std::log(norm2) < -690.0) {
-                          product[k] = 0.0;
-                          continue;
-                        }
-                        complexPower(re, im, count);
-                        const double pr = product[k].real();
-                        const double pi = product[k].imag();
-                        product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
-                      }
-                    });
+  parallelFor(tbb::blocked_range<std::size_t>(0, product.size(), 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k) {
+      double re = spectrum[k].real();
+      double im = spectrum[k].imag();
+      const double norm2 = re * re + im * im;
+      // |z|^c below 1e−300 contributes nothing a double can hold: most high
+      // frequencies of a many-step composition.
+      if (0.5 * static_cast<double>(count) * std::log(norm2) < -690.0) {
+        product[k] = 0.0;
+        continue;
+      }
+      complexPower(re, im, count);
+      const double pr = product[k].real();
+      const double pi = product[k].imag();
+      product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
+    }
+  });
 }
 
 // The composition modulo n: absolute index k sits at position (k − offset) mod n of masses.

@@ -1,7 +1,5 @@
 #include "accounting/stepsize_chart.h"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -12,6 +10,7 @@
 #include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
 #include "common/format.h"
+#include "common/parallel.h"
 
 namespace dpx::core::accounting {
 namespace {
@@ -154,7 +153,7 @@ std::vector<Result<SgmcmcExactSteps>> exactSearches(const Params& params, std::s
   std::size_t done = 0;
   EpsilonOptions cancellable = options.epsilon;
   if (control.cancel) cancellable.exact.cancel = control.cancel;
-  tbb::parallel_for(std::size_t{0}, searched.size(), [&](std::size_t i) {
+  parallelFor(std::size_t{0}, searched.size(), [&](std::size_t i) {
     if (control.cancelled()) return;
     exact[i] = sgmcmcExactSteps(params, searched[i], cancellable);
     std::lock_guard lock(progressMutex);  // one report at a time keeps the fractions increasing

@@ -3,9 +3,6 @@
 // ε lower bounds (see membership_inference.h and epsilon_lower_bound.h).
 #include "audit/membership_inference.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -16,6 +13,7 @@
 
 #include "accounting/registry.h"
 #include "common/format.h"
+#include "common/parallel.h"
 #include "training/mechanism.h"
 #include "training/rng.h"
 
@@ -435,10 +433,9 @@ Result<std::vector<ModelOutcome>> trainModels(const AuditPlan& plan, const Train
   const std::size_t jobs = plan.jobs();
   std::vector<ModelOutcome> outcomes(jobs);
   {
-    tbb::task_arena arena(base.threads > 0 ? base.threads : tbb::task_arena::automatic);
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, jobs,
-                        [&](std::size_t job) { trainModel(job, plan, data, base, config, meter, outcomes[job]); });
+    inArena(base.threads, [&] {
+      parallelFor(std::size_t{0}, jobs,
+                  [&](std::size_t job) { trainModel(job, plan, data, base, config, meter, outcomes[job]); });
     });
   }
   if (cancelRequested(config)) return Status::cancelled("audit cancelled");

@@ -4,7 +4,6 @@
 // std::shuffle and std::uniform_int_distribution differ between standard libraries and a seed
 // must give the same split everywhere.
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +15,7 @@
 #include <system_error>
 #include <vector>
 
+#include "common/parallel.h"
 #include "training/builtin_datasets.h"
 #include "training/dataset.h"
 #include "training/dataset_parsing.h"
@@ -264,9 +264,8 @@ void scaleFeatures(FeatureMatrix& features, FeatureScaling scaling) {
   }
   try {
     // Rows are independent, so the result does not depend on how TBB splits them.
-    tbb::parallel_for(
-        tbb::blocked_range<Eigen::Index>(0, rows, 256),
-        [&scaleRows](const tbb::blocked_range<Eigen::Index>& range) { scaleRows(range.begin(), range.end()); });
+    parallelFor(tbb::blocked_range<Eigen::Index>(0, rows, 256),
+                [&scaleRows](const tbb::blocked_range<Eigen::Index>& range) { scaleRows(range.begin(), range.end()); });
   } catch (...) {
     // TBB could not start its tasks; both scalings are idempotent, so rows already done are safe
     // to scale again.

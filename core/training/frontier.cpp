@@ -1,15 +1,12 @@
 #include "training/frontier.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include "common/format.h"
+#include "common/parallel.h"
 
 namespace dpx::core::training {
 namespace {
@@ -73,12 +70,8 @@ class FrontierRunner {
     const auto start = std::chrono::steady_clock::now();
     buildCells();
     m_total = static_cast<std::int64_t>(m_cells.size()) * m_request.seeds;
-    const int threads = m_request.base.threads > 0
-                            ? m_request.base.threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    tbb::task_arena arena(threads);
-    arena.execute([&] {
-      tbb::parallel_for(
+    inArena(m_request.base.threads, [&] {
+      parallelFor(
           std::size_t{0}, m_cells.size(), [&](std::size_t i) { runCell(m_cells[i]); }, tbb::simple_partitioner());
     });
     m_result.cancelled = m_cancel && m_cancel->load();
@@ -159,7 +152,7 @@ class FrontierRunner {
     point.steps = run.steps;
     // The seeds of a point share the calibration: one trainer, re-seeded.
     std::vector<std::optional<TrainingResult>> results(static_cast<std::size_t>(m_request.seeds));
-    tbb::parallel_for(0, m_request.seeds, [&](int k) {
+    parallelFor(0, m_request.seeds, [&](int k) {
       if (cancelled()) return;
       std::unique_ptr<Trainer> seeded = (*trainer)->withSeed(cell.config.seed + static_cast<std::uint64_t>(k));
       TrainingControl control(m_cancel);

@@ -1,11 +1,12 @@
 #include "training/softmax_regression.h"
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "common/parallel.h"
 
 namespace dpx::core::training {
 
@@ -113,7 +114,7 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
     workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
   if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
   const float clip = floatClipNorm(clipNorm);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
+  parallelFor(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
     for (std::int64_t c = r.begin(); c != r.end(); ++c) {
       const std::int64_t begin = c * kChunkRows;
       const std::int64_t rows = std::min(kChunkRows, total - begin);
@@ -133,7 +134,7 @@ template <typename PerBlock>
 void forEachBlock(const Dataset& data, PerBlock&& perBlock) {
   const Eigen::Index n = data.features.rows();
   const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
-  tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+  parallelFor(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
     for (Eigen::Index b = r.begin(); b != r.end(); ++b) {
       const Eigen::Index begin = b * kEvalBlock;
       perBlock(b, begin, std::min(kEvalBlock, n - begin));

@@ -1,8 +1,5 @@
 #include "training/trainer.h"
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +13,7 @@
 #include "accounting/sgmcmc_accountant.h"
 #include "accounting/stepsize_analysis.h"
 #include "common/format.h"
+#include "common/parallel.h"
 #include "training/rng.h"
 #include "training/samplers.h"
 
@@ -42,7 +40,7 @@ void addNoise(Eigen::VectorXf& theta, double stddev, std::uint64_t seed, Stream 
   if (stddev <= 0.0) return;
   const auto size = static_cast<std::size_t>(theta.size());
   const std::size_t partSize = (size + kNoiseParts - 1) / kNoiseParts;
-  tbb::parallel_for(std::size_t{0}, kNoiseParts, [&](std::size_t part) {
+  parallelFor(std::size_t{0}, kNoiseParts, [&](std::size_t part) {
     const std::size_t begin = part * partSize;
     if (begin >= size) return;
     const std::size_t end = std::min(size, begin + partSize);
@@ -592,12 +590,7 @@ class TrainingLoop {
 Result<TrainingResult> Trainer::run(TrainingControl* control, const TrainerCallbacks& callbacks) {
   TrainingLoop loop(*this, *m_data, control, callbacks);
   if (m_config.useCallerArena) return loop.run();
-  const int threads =
-      m_config.threads > 0 ? m_config.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tbb::task_arena arena(threads);
-  TrainingResult result;
-  arena.execute([&] { result = loop.run(); });
-  return result;
+  return inArena(m_config.threads, [&] { return loop.run(); });
 }
 
 }  // namespace dpx::core::training

@@ -1,7 +1,5 @@
 #include "compute/analytics.h"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include "accounting/registry.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
+#include "common/parallel.h"
 
 namespace dpx::ui {
 
@@ -73,7 +72,7 @@ PlotCurve curveFromValues(const std::vector<double>& xs, const std::vector<std::
 // One table row per accountant, in parallel (each is a handful of order conversions).
 void summariseAccountants(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
   s.accountants.resize(ctx.analytic.size());
-  tbb::parallel_for(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
+  core::parallelFor(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
     const Accountant& a = *ctx.analytic[i];
     AccountantSummary& row = s.accountants[i];
     row.id = std::string(a.id());
@@ -219,7 +218,7 @@ void tradeoffPlane(const AnalyticsContext& ctx, const std::vector<double>& grid,
 // inequality for Rényi divergence, Balle et al. 2020): below the envelope over all orders.
 void renyiSlices(const AnalyticsContext& ctx, const std::vector<double>& grid, AnalyticsSnapshot& s) {
   std::vector<PlotCurve> slices(ctx.analytic.size());
-  tbb::parallel_for(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
+  core::parallelFor(std::size_t{0}, ctx.analytic.size(), [&](std::size_t i) {
     const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(ctx.analytic[i]);
     if (!rdpBased) return;
     auto curve = renyiTradeoffCurve(*rdpBased, ctx.params, grid, ctx.atAlpha);

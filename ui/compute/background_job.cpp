@@ -1,20 +1,18 @@
 #include "compute/background_job.h"
 
 #include <QCoreApplication>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QMetaObject>
+#include <utility>
 
 namespace dpx::ui {
 
 BackgroundJob::BackgroundJob(bool cancelRunningOnRequest, QObject* parent)
-    : QObject(parent), m_cancelOnRequest(cancelRunningOnRequest) {
-  connect(&m_watcher, &QFutureWatcher<std::any>::finished, this, &BackgroundJob::finished);
-}
+    : QObject(parent), m_cancelOnRequest(cancelRunningOnRequest) {}
 
 BackgroundJob::~BackgroundJob() {
   m_pending.reset();
   if (m_cancel) m_cancel->store(true);
-  m_watcher.waitForFinished();  // the worker posts progress to this object: outlive it
+  joinWorker();  // the worker posts to this object: it must end before the object does
 }
 
 void BackgroundJob::request(Work work, Done done) {
@@ -32,23 +30,37 @@ void BackgroundJob::cancel() {
 }
 
 void BackgroundJob::start(Work work, Done done) {
+  joinWorker();
   m_running = true;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   m_done = std::move(done);
-  auto cancelFlag = m_cancel;
-  Progress progress = [this](double f) {
-    QMetaObject::invokeMethod(
-        this, [this, f] { Q_EMIT progressed(f); }, Qt::QueuedConnection);
-  };
-  m_watcher.setFuture(
-      QtConcurrent::run([work = std::move(work), cancelFlag, progress] { return work(*cancelFlag, progress); }));
+  m_result.reset();
+  m_failure = nullptr;
+  m_worker = std::thread([this, work = std::move(work), cancelFlag = m_cancel] {
+    const Progress progress = [this](double fraction) {
+      // By name, so the fraction travels inside Qt's own event rather than a functor of ours.
+      QMetaObject::invokeMethod(this, "progressed", Qt::QueuedConnection, Q_ARG(double, fraction));
+    };
+    try {
+      m_result = work(*cancelFlag, progress);
+    } catch (...) {
+      m_failure = std::current_exception();  // rethrown on the GUI thread, as a direct call would
+    }
+    QMetaObject::invokeMethod(this, "finished", Qt::QueuedConnection);
+  });
   Q_EMIT busyChanged(true);
 }
 
+void BackgroundJob::joinWorker() {
+  if (m_worker.joinable()) m_worker.join();
+}
+
 void BackgroundJob::finished() {
+  joinWorker();
+  if (m_failure) std::rethrow_exception(std::exchange(m_failure, nullptr));
   const bool cancelled = m_cancel && m_cancel->load();
-  std::any result;
-  if (!cancelled && m_watcher.future().isValid()) result = m_watcher.future().result();
+  std::any result = std::move(m_result);
+  m_result.reset();
   Done done = std::move(m_done);
   m_running = false;
   if (m_pending) {
@@ -64,10 +76,7 @@ void BackgroundJob::finished() {
 }
 
 void BackgroundJob::waitForIdle() {
-  while (m_running) {
-    m_watcher.waitForFinished();
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-  }
+  while (m_running) QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
 }
 
 }  // namespace dpx::ui

@@ -3,15 +3,21 @@
 // latest), started as soon as the running one ends — so a slider drag never queues up work.
 // A job may be cancelled when a newer request arrives (PLD, step sizes), in which case its result
 // is dropped; results are delivered on the GUI thread through the callback of their request.
+//
+// Each job runs on its own std::thread rather than Qt's thread pool: the thread's start and join
+// are the only hand-offs between the GUI thread and the worker (the job's inputs go in through the
+// thread's start, its result comes back through the join), so ThreadSanitizer sees every one —
+// Debian's Qt is not instrumented, and a hand-off through its pool or its event queue is not.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <any>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 
 namespace dpx::ui {
 
@@ -34,14 +40,20 @@ class BackgroundJob : public QObject {
   void progressed(double fraction);
   void busyChanged(bool busy);
 
+ private Q_SLOTS:
+  void finished();  // queued by the worker as its last act; joins it
+
  private:
   void start(Work work, Done done);
-  void finished();
+  void joinWorker();
   const bool m_cancelOnRequest;
   bool m_running = false;
   std::shared_ptr<std::atomic<bool>> m_cancel;
   Done m_done;
-  QFutureWatcher<std::any> m_watcher;
+  std::thread m_worker;
+  // Written by the worker before it posts finished(); read on the GUI thread after the join.
+  std::any m_result;
+  std::exception_ptr m_failure;
   std::optional<std::pair<Work, Done>> m_pending;
 };
 
