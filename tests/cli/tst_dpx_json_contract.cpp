@@ -51,6 +51,17 @@ const std::map<QString, QStringList>& requiredNative() {
   return keys;
 }
 
+// Runs dpx with the arguments, checks its exit code and parses its one JSON line: declares the
+// run `r` and the document `doc`, and fails the test function with the reason otherwise.
+#define DPX_RUN_JSON(r, doc, arguments, expectedCode)             \
+  const Run r = dpxRun(arguments);                                \
+  QVERIFY2(r.code == (expectedCode), qPrintable(describeRun(r))); \
+  QJsonDocument doc;                                              \
+  do {                                                            \
+    const QString parseProblem = parseJsonLine(r.out, doc);       \
+    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));   \
+  } while (false)
+
 bool isNumber(const QJsonValue& v) { return v.isDouble() && std::isfinite(v.toDouble()); }
 
 bool isBoundName(const QJsonValue& v) {
@@ -409,12 +420,8 @@ class TestDpxJsonContract : public QObject {
     QFETCH(double, delta);
     QFETCH(QString, sampling);
     QFETCH(bool, defaultKnobs);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
     const EpsilonExpectation expect{conversion, fixedAlpha, delta, sampling};
     std::vector<std::pair<const Accountant*, QJsonObject>> objects;
     if (accountant == QLatin1String("all")) {
@@ -463,11 +470,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, failing);
     QFETCH(QString, mustMention);
     QFETCH(int, code);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == code, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args, code);
     const Accountant* a = findAccountant(failing.toStdString());
     QVERIFY(a != nullptr);
     if (doc.isObject()) {
@@ -635,11 +638,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, args);
     QFETCH(QString, accountant);
     QFETCH(QList<double>, alphas);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     QCOMPARE(o.value(QStringLiteral("accountant")).toString(), accountant);
     QVERIFY(o.value(QStringLiteral("alphas")).isArray());
@@ -688,12 +687,9 @@ class TestDpxJsonContract : public QObject {
       epsilon = value.toDouble();
       epsilonText = QString::number(epsilon, 'g', 17);
     }
-    const Run r =
-        dpxRun(QStringLiteral("delta --accountant %1 --epochs 1 --epsilon %2 --json").arg(accountant, epsilonText));
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc,
+                 QStringLiteral("delta --accountant %1 --epochs 1 --epsilon %2 --json").arg(accountant, epsilonText),
+                 dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     QCOMPARE(o.value(QStringLiteral("accountant")).toString(), accountant);
     QVERIFY(isNumber(o.value(QStringLiteral("epsilon"))));
@@ -761,11 +757,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(double, to);
     QFETCH(int, points);
     QFETCH(bool, gaps);
-    const Run r = dpxRun(args + QStringLiteral(" --json"));
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args + QStringLiteral(" --json"), dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     QCOMPARE(o.value(QStringLiteral("vary")).toString(), vary);
     QVERIFY(isNumber(o.value(QStringLiteral("delta"))));
@@ -815,11 +807,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, args);
     QFETCH(QString, source);
     QFETCH(int, points);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     QCOMPARE(o.value(QStringLiteral("source")).toString(), source);
     const QJsonArray x = o.value(QStringLiteral("x")).toArray();
@@ -856,12 +844,10 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, accountant);
     QFETCH(QString, extra);
     QFETCH(double, target);
-    const Run r = dpxRun(
-        QStringLiteral("calibrate --accountant %1 %2 --target-epsilon %3 --json").arg(accountant, extra).arg(target));
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(
+        r, doc,
+        QStringLiteral("calibrate --accountant %1 %2 --target-epsilon %3 --json").arg(accountant, extra).arg(target),
+        dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     QCOMPARE(o.value(QStringLiteral("accountant")).toString(), accountant);
     const QJsonValue sigma = o.value(QStringLiteral("sigma"));
@@ -903,11 +889,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(double, L);
     QFETCH(double, target);
     QFETCH(double, delta);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     for (const char* key :
          {"exact_fixed", "exact_decreasing_eta1", "li_fixed", "li_decreasing_t1", "c", "c2", "wang"}) {
@@ -953,12 +935,8 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, args);
     QFETCH(int, mechanism);
     QFETCH(int, epochs);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
     const QString problem =
         trainObjectProblem(doc.object(), static_cast<dpx::core::training::Mechanism>(mechanism), epochs);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -981,11 +959,7 @@ class TestDpxJsonContract : public QObject {
     QFETCH(QString, args);
     QFETCH(int, mechanism);
     QFETCH(double, confidence);
-    const Run r = dpxRun(args);
-    QVERIFY2(r.code == dpx::cli::kExitOk, qPrintable(describeRun(r)));
-    QJsonDocument doc;
-    const QString parseProblem = parseJsonLine(r.out, doc);
-    QVERIFY2(parseProblem.isEmpty(), qPrintable(parseProblem));
+    DPX_RUN_JSON(r, doc, args, dpx::cli::kExitOk);
     const QJsonObject o = doc.object();
     const QString problem = trainObjectProblem(o, static_cast<dpx::core::training::Mechanism>(mechanism), 1);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
