@@ -109,9 +109,10 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
 void AccountantTable::showAnalytics(const AnalyticsSnapshot& snapshot) {
   setHorizontalHeaderItem(4, new QTableWidgetItem(QStringLiteral("at α = %1").arg(number(snapshot.params.alpha, 4))));
   m_analyticRows = static_cast<int>(snapshot.accountants.size());
-  setRowCount(m_analyticRows + 1);
+  setRowCount(m_analyticRows + 2);
   for (int i = 0; i < m_analyticRows; ++i) writeRow(i, snapshot.accountants[static_cast<std::size_t>(i)]);
   writePldRow();
+  writeShuffleRow();
   resizeRowsToContents();
 }
 
@@ -139,18 +140,42 @@ void AccountantTable::showPld(const PldSnapshot& snapshot) {
                    "numerical: the bracket is rigorous"};
   m_pld = s;
   writePldRow();
+  m_shuffle = snapshot.shuffle.id.empty() ? std::nullopt : std::optional<AccountantSummary>(snapshot.shuffle);
+  m_samplerNote = QString::fromStdString(snapshot.samplerNote);
+  m_poissonNotABound = snapshot.poissonNotABound;
+  writeShuffleRow();
+}
+
+// The shuffle lower bound, with the sampler note in its assumptions cell: red when the lower
+// bound exceeds the Poisson upper bound, so "Poisson ε" does not bound a shuffled pipeline.
+void AccountantTable::writeShuffleRow() {
+  const int row = m_analyticRows + 1;
+  if (rowCount() <= row) setRowCount(row + 1);
+  if (!m_shuffle) {
+    setItem(row, 0, new QTableWidgetItem(QStringLiteral("shuffle — Shuffled batches (lower bound)")));
+    for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
+    return;
+  }
+  writeRow(row, *m_shuffle);
+  if (m_samplerNote.isEmpty() || !m_shuffle->violations.empty()) return;
+  item(row, 6)->setText(m_samplerNote);
+  if (m_poissonNotABound) item(row, 6)->setForeground(QColor(183, 28, 28));
 }
 
 void AccountantTable::showPldProgress(double fraction) {
   m_pld.reset();
   m_pldStatus = QStringLiteral("computing… %1 %").arg(static_cast<int>(100 * fraction));
+  m_shuffle.reset();
   writePldRow();
+  writeShuffleRow();
 }
 
 void AccountantTable::clearPld() {
   m_pld.reset();
   m_pldStatus = QStringLiteral("waiting");
+  m_shuffle.reset();
   writePldRow();
+  writeShuffleRow();
 }
 
 std::vector<QStringList> AccountantTable::rowsText() const {

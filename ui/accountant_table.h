@@ -26,7 +26,11 @@ class AccountantTable : public QTableWidget {
  private:
   void writeRow(int row, const AccountantSummary& summary);
   void writePldRow();
+  void writeShuffleRow();
   std::optional<AccountantSummary> m_pld;
+  std::optional<AccountantSummary> m_shuffle;  // computed with the pld bracket, compared with it
+  QString m_samplerNote;
+  bool m_poissonNotABound = false;
   QString m_pldStatus;
   int m_analyticRows = 0;
 };

@@ -34,10 +34,12 @@
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "common/format.h"
+#include "configuration_check_view.h"
 #include "frontier_panel.h"
 #include "parameter_panel.h"
 #include "presets.h"
 #include "report.h"
+#include "statement_export.h"
 #include "trainer_panel.h"
 
 namespace dpx::ui {
@@ -116,9 +118,10 @@ QWidget* MainWindow::buildPrivacyTab() {
   split->addWidget(grid);
   m_table = new AccountantTable(split);
   split->addWidget(m_table);
+  split->addWidget(new ConfigurationCheckView(&m_model, split));
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  split->setSizes({700, 230});
+  split->setSizes({650, 210, 100});
   layout->addWidget(split, 1);
   return privacy;
 }
@@ -187,7 +190,8 @@ void MainWindow::buildTrainingTabs() {
 // Calibration beside the knobs, tabbed with them so the charts keep the width.
 void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   m_calibrate = new CalibratePanel(&m_model, this);
-  auto* dock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε"), this);
+  m_calibrate->setTrainer(m_trainer);  // the accuracy column trains on the trainer's data and settings
+  auto* dock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε or attack risk"), this);
   dock->setObjectName(QStringLiteral("calibrateDock"));
   dock->setWidget(m_calibrate);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
@@ -263,6 +267,10 @@ void MainWindow::buildFileMenu() {
   m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
   file->addSeparator();
   addExportActions(file);
+  file->addSeparator();
+  auto* statement = new StatementExport(
+      this, [this] { return m_model.lastValid(); }, [this] { return m_model.conversion(); });
+  statement->addActions(file);
   file->addSeparator();
   file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }

@@ -173,6 +173,12 @@ void ParameterModel::setFixedAlphaView(bool fixed) {
   Q_EMIT viewChanged();
 }
 
+void ParameterModel::setBatchAverage(core::accounting::BatchAverage average) {
+  if (m_batchAverage == average) return;
+  m_batchAverage = average;
+  Q_EMIT batchAverageChanged();
+}
+
 SetStateCommand::SetStateCommand(ParameterModel* model, ModelState before, ModelState after, const QString& text,
                                  int mergeId, int dragToken)
     : QUndoCommand(text),

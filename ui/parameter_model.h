@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "accounting/accountant.h"
+#include "accounting/configuration_check.h"
 #include "common/params.h"
 
 namespace dpx::ui {
@@ -81,6 +82,10 @@ class ParameterModel : public QObject {
   // ε curves of the RDP accountants at the α knob alone instead of the optimal order.
   bool fixedAlphaView() const { return m_fixedAlpha; }
   void setFixedAlphaView(bool fixed);
+  // How the user's pipeline averages the noisy gradient sum (the trainer always divides by m):
+  // read by the configuration check only.
+  core::accounting::BatchAverage batchAverage() const { return m_batchAverage; }
+  void setBatchAverage(core::accounting::BatchAverage average);
 
   // A fresh token for a drag that starts now.
   int beginDrag() { return ++m_dragCounter; }
@@ -94,6 +99,7 @@ class ParameterModel : public QObject {
   void dataSizeChanged();  // a source's training size became known
   void validityChanged(bool valid, const QString& message);
   void viewChanged();
+  void batchAverageChanged();
 
  private:
   void push(const ModelState& before, const ModelState& after, const QString& text, int mergeId, int dragToken);
@@ -110,6 +116,7 @@ class ParameterModel : public QObject {
   core::accounting::Conversion m_conversion = core::accounting::Conversion::kImproved;
   bool m_epochsAxis = false;
   bool m_fixedAlpha = false;
+  core::accounting::BatchAverage m_batchAverage = core::accounting::BatchAverage::kExpected;
   int m_dragCounter = 0;
   bool m_bindingQueued = false;
 };

@@ -23,6 +23,7 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   connectSettings();
   connect(model, &ParameterModel::paramsChanged, this, &ParameterPanel::refresh);
   connect(model, &ParameterModel::viewChanged, this, &ParameterPanel::refresh);
+  connect(model, &ParameterModel::batchAverageChanged, this, &ParameterPanel::refresh);
   refresh();
 }
 
@@ -57,6 +58,7 @@ void ParameterPanel::buildAdvancedSettings(QGroupBox* advanced) {
   form->addRow(QStringLiteral("Schedule"), m_schedule);
   form->addRow(QStringLiteral("Sampling"), m_sampling);
   form->addRow(QStringLiteral("Neighbours"), m_neighbouring);
+  form->addRow(QStringLiteral("Batch average"), m_batchAverage);
   form->addRow(QStringLiteral("RDP → (ε, δ)"), m_conversion);
   static_cast<QVBoxLayout*>(advanced->layout())->addLayout(form);
   advanced->layout()->addWidget(m_averaged);
@@ -85,6 +87,16 @@ void ParameterPanel::buildSettingBoxes(QGroupBox* advanced) {
   m_neighbouring->addItem(QStringLiteral("each accountant's own"), -1);
   m_neighbouring->addItem(QStringLiteral("add/remove one record"), static_cast<int>(core::Neighbouring::kAddRemove));
   m_neighbouring->addItem(QStringLiteral("replace one record"), static_cast<int>(core::Neighbouring::kReplaceOne));
+  m_batchAverage = new QComboBox(advanced);
+  m_batchAverage->setObjectName(QStringLiteral("batchAverageBox"));
+  m_batchAverage->addItem(QStringLiteral("sum / m (expected size)"),
+                          static_cast<int>(core::accounting::BatchAverage::kExpected));
+  m_batchAverage->addItem(QStringLiteral("sum / |B| (realised size)"),
+                          static_cast<int>(core::accounting::BatchAverage::kRealised));
+  m_batchAverage->setToolTip(
+      QStringLiteral("How your pipeline averages the noisy gradient sum. The analyses assume it is divided by the "
+                     "fixed m; dividing by each Poisson batch's realised size |B| is not what they bound (the "
+                     "configuration check says so). DP Explorer's trainer always divides by m."));
   m_averaged = new QCheckBox(QStringLiteral("outpert releases the last epoch's average"), advanced);
   m_averaged->setToolTip(
       QStringLiteral("Chen, Lee & Kifer 2019, Prop. 3: releasing the average of the last epoch's "
@@ -109,6 +121,9 @@ void ParameterPanel::connectSettings() {
     m_model->setNeighbouring(v < 0 ? std::nullopt
                                    : std::optional<core::Neighbouring>(static_cast<core::Neighbouring>(v)));
   });
+  connect(m_batchAverage, &QComboBox::activated, this, [this](int) {
+    m_model->setBatchAverage(static_cast<core::accounting::BatchAverage>(m_batchAverage->currentData().toInt()));
+  });
   connect(m_averaged, &QCheckBox::toggled, this, [this](bool on) { m_model->setAveraged(on); });
   connect(m_conversion, &QComboBox::activated, this, [this](int) {
     m_model->setConversion(static_cast<core::accounting::Conversion>(m_conversion->currentData().toInt()));
@@ -122,9 +137,11 @@ void ParameterPanel::refresh() {
   const QSignalBlocker b3(m_neighbouring);
   const QSignalBlocker b4(m_averaged);
   const QSignalBlocker b5(m_conversion);
+  const QSignalBlocker b6(m_batchAverage);
   m_schedule->setCurrentIndex(m_schedule->findData(static_cast<int>(p.schedule)));
   m_sampling->setCurrentIndex(m_sampling->findData(p.sampling ? static_cast<int>(*p.sampling) : -1));
   m_neighbouring->setCurrentIndex(m_neighbouring->findData(p.neighbouring ? static_cast<int>(*p.neighbouring) : -1));
+  m_batchAverage->setCurrentIndex(m_batchAverage->findData(static_cast<int>(m_model->batchAverage())));
   m_averaged->setChecked(p.averaged);
   m_conversion->setCurrentIndex(m_conversion->findData(static_cast<int>(m_model->conversion())));
   if (m_model->isValid()) {

@@ -15,6 +15,7 @@
 #include "accounting/stepsize_analysis.h"
 #include "accounting/tradeoff.h"
 #include "accounting_invocation.h"
+#include "calibrate_risk.h"
 #include "cli.h"
 #include "cli_support.h"
 #include "commands.h"
@@ -461,10 +462,14 @@ void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibrat
 int commandCalibrate(const QStringList& args, Io& io) {
   AccountingInvocation inv;
   const AccountingCommand command{
-      QStringLiteral("the smallest σ with ε(σ) ≤ target (conservative)"),
+      QStringLiteral("the smallest σ with ε(σ) ≤ target, or with attack risk ≤ target (pld) (conservative)"),
       AccountantChoice::kOne,
-      {{QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E")}}};
+      calibrationTargetOptions(
+          {QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E")})};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
+  const Result<CalibrationTarget> kind = calibrationTargetFromParser(inv);
+  if (!kind) return fail(io, kind.status());
+  if (*kind == CalibrationTarget::kRisk) return calibrateToRisk(inv, io);
   const Result<double> target = targetEpsilonOption(inv.parser);
   if (!target) return fail(io, target.status());
   const Accountant& a = inv.accountant();

@@ -14,19 +14,22 @@ struct Command {
   int (*run)(const QStringList&, Io&);
 };
 
-constexpr std::array<Command, 11> kCommands{{
+constexpr std::array<Command, 14> kCommands{{
     {"epsilon", "ε at δ from one accountant or all", commandEpsilon},
     {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
     {"delta", "δ at a given ε", commandDelta},
     {"curve", "ε as a function of K, epochs, σ, n, m or η", commandCurve},
     {"tradeoff", "trade-off curve (type II vs type I error): G_μ or an accountant's", commandTradeoff},
-    {"calibrate", "σ with ε(σ) ≤ a target ε (conservative)", commandCalibrate},
+    {"calibrate", "σ with ε(σ) ≤ a target ε, or attack TPR/advantage ≤ a target (conservative)", commandCalibrate},
     {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
     {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
     {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
     {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds",
      commandFrontier},
     {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility},
+    {"check", "configuration mismatches that break a reported ε (exit 1 on an error)", commandCheck},
+    {"statement", "the run's privacy statement: every accountant's verdict, re-checkable JSON", commandStatement},
+    {"verify", "recompute a privacy statement and compare every field (exit 1 naming differences)", commandVerify},
 }};
 
 void printUsage(std::ostream& out) {

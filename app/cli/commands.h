@@ -18,5 +18,8 @@ int commandTrain(const QStringList& args, Io& io);
 int commandAudit(const QStringList& args, Io& io);
 int commandUtility(const QStringList& args, Io& io);
 int commandFrontier(const QStringList& args, Io& io);
+int commandCheck(const QStringList& args, Io& io);
+int commandStatement(const QStringList& args, Io& io);
+int commandVerify(const QStringList& args, Io& io);
 
 }  // namespace dpx::cli

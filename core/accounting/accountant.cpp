@@ -1,5 +1,6 @@
 #include "accounting/accountant.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <utility>
@@ -53,7 +54,8 @@ std::vector<Violation> Accountant::check(const Params& params) const {
     return out;
   }
   const Assumptions& a = assumptions();
-  if (params.sampling && *params.sampling != a.sampling) {
+  if (params.sampling && *params.sampling != a.sampling &&
+      std::find(a.alsoValidFor.begin(), a.alsoValidFor.end(), *params.sampling) == a.alsoValidFor.end()) {
     out.push_back({"sampling", "the analysis assumes " + std::string(samplingName(a.sampling)) +
                                    " sampling; the run uses " + std::string(samplingName(*params.sampling))});
   }

@@ -38,6 +38,9 @@ struct Assumptions {
   Neighbouring neighbouring;
   Release release;
   std::vector<std::string> statements{};  // the assumptions in words (convexity, smoothness, clipping, …)
+  // Other samplers the analysis also bounds (a fixed-order bound covers shuffled batches: a
+  // shuffle is a fixed order applied to a randomly permuted dataset).
+  std::vector<Sampling> alsoValidFor{};
 };
 
 struct Violation {

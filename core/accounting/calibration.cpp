@@ -53,6 +53,11 @@ Result<Calibration> calibrateSigma(const Accountant& accountant, const Params& p
                                  ": σ does not set this analysis' noise (the step size η does); calibrate η with "
                                  "the step-size analysis (dpx stepsize) instead");
   }
+  if (accountant.boundKind() == BoundKind::kLower) {
+    return Status::notApplicable(std::string(accountant.id()) +
+                                 " is a lower bound: a σ that keeps it under a target guarantees nothing; calibrate "
+                                 "with an upper bound that covers the run's sampler instead");
+  }
   const KnobInfo& sigmaInfo = knobInfo(Knob::kSigma);
   EpsilonOptions hinted = options;
   auto epsilonOf = [&](double sigma) -> Result<EpsilonResult> {

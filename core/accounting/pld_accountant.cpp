@@ -16,19 +16,6 @@ namespace {
 // Largest composed window we allow (points): 2²³ doubles ≈ 64 MB per array.
 constexpr double kMaxWindowPoints = 8.0 * 1024 * 1024;
 
-Status validateExact(const ExactOptions& o) {
-  if (o.discretisation &&
-      (!(*o.discretisation > 0.0) || !std::isfinite(*o.discretisation) || *o.discretisation > 1.0)) {
-    return Status::invalidArgument("discretisation = " + formatNumber(*o.discretisation) +
-                                   " is out of range: the loss grid Δ must be in (0, 1]");
-  }
-  if (!(o.accuracy > 0.0) || !(o.accuracy <= 0.5)) {
-    return Status::invalidArgument("accuracy = " + formatNumber(o.accuracy) +
-                                   " is out of range: the relative bracket width must be in (0, 0.5]");
-  }
-  return Status::ok();
-}
-
 pld::ComputeControl controlFor(const ExactOptions& o, double from, double to) {
   pld::ComputeControl c;
   c.cancel = o.cancel;
@@ -140,13 +127,26 @@ Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& o
 
 Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment> segments, double interval,
                                             const ExactOptions& options) {
-  DPX_RETURN_IF_ERROR(validateExact(options));
+  DPX_RETURN_IF_ERROR(validateExactOptions(options));
   return pld::composeRun(segments, interval, PldAccountant::kTruncation, true, controlFor(options, 0.0, 1.0));
+}
+
+Status validateExactOptions(const ExactOptions& o) {
+  if (o.discretisation &&
+      (!(*o.discretisation > 0.0) || !std::isfinite(*o.discretisation) || *o.discretisation > 1.0)) {
+    return Status::invalidArgument("discretisation = " + formatNumber(*o.discretisation) +
+                                   " is out of range: the loss grid Δ must be in (0, 1]");
+  }
+  if (!(o.accuracy > 0.0) || !(o.accuracy <= 0.5)) {
+    return Status::invalidArgument("accuracy = " + formatNumber(o.accuracy) +
+                                   " is out of range: the relative bracket width must be in (0, 0.5]");
+  }
+  return Status::ok();
 }
 
 Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
   DPX_RETURN_IF_ERROR(p.validate());
-  DPX_RETURN_IF_ERROR(validateExact(options));
+  DPX_RETURN_IF_ERROR(validateExactOptions(options));
   const CacheKey key{p.q(),
                      p.sigma,
                      p.K,

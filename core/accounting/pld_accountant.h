@@ -24,6 +24,9 @@ struct PldRunResult {
   int refinements = 0;
 };
 
+// Δ in (0, 1] when fixed and the requested bracket width in (0, 0.5]: the message names the value.
+Status validateExactOptions(const ExactOptions& options);
+
 // The composed run for params (cached: the last few runs are kept, keyed by q, σ, K and the
 // accuracy request), choosing Δ automatically unless options fix it.
 Result<PldRunResult> pldRun(const Params& params, const ExactOptions& options);

@@ -4,12 +4,14 @@
 #include <tuple>
 
 #include "accounting/cyclic_accountant.h"
+#include "accounting/deterministic_accountant.h"
 #include "accounting/gdp_accountant.h"
 #include "accounting/output_perturbation_accountant.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/rdp_accountant.h"
 #include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
+#include "accounting/shuffle_accountant.h"
 
 namespace dpx::core::accounting {
 namespace {
@@ -29,7 +31,7 @@ std::span<const Accountant* const> instances() {
 std::span<const Accountant* const> allAccountants() {
   // Display order (tables, legends, `dpx epsilon --accountant all`).
   return instances<RdpAccountant, GdpAccountant, PldAccountant, SgldAccountant, CyclicAccountant,
-                   OutputPerturbationAccountant, SgmcmcAccountant>();
+                   OutputPerturbationAccountant, SgmcmcAccountant, DeterministicAccountant, ShuffleAccountant>();
 }
 
 const Accountant* findAccountant(std::string_view id) {

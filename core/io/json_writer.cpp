@@ -1,5 +1,6 @@
 #include "io/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -38,6 +39,13 @@ std::string jsonEscape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string roundTripNumber(double value) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  if (ec != std::errc()) return formatNumber(value, 17);
+  return std::string(buffer, end);
 }
 
 void JsonWriter::separate() {
@@ -92,7 +100,7 @@ JsonWriter& JsonWriter::value(double number) {
     return null();
   }
   separate();
-  m_out += formatNumber(number);
+  m_out += m_numbers == JsonNumbers::kRoundTrip ? roundTripNumber(number) : formatNumber(number);
   return *this;
 }
 

@@ -1,6 +1,7 @@
 // A small streaming JSON writer for the `dpx --json` machine interface: compact output,
-// numbers with 10 significant digits, strings escaped per RFC 8259. Plain C++ so core reports
-// and the CLI share it without Qt.
+// numbers with 10 significant digits (or, for documents that are recomputed and compared, the
+// shortest text that reads back to the same double), strings escaped per RFC 8259. Plain C++ so
+// core reports and the CLI share it without Qt.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +11,15 @@
 
 namespace dpx::core {
 
+// kDisplay: 10 significant digits, as the dpx contract prints them. kRoundTrip: the shortest
+// decimal that parses back to the identical double (at most 17 significant digits).
+enum class JsonNumbers { kDisplay, kRoundTrip };
+
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  explicit JsonWriter(JsonNumbers numbers) : m_numbers(numbers) {}
+
   JsonWriter& beginObject();
   JsonWriter& endObject();
   JsonWriter& beginArray();
@@ -43,8 +51,11 @@ class JsonWriter {
   std::vector<bool> m_first;  // per open container: no element written yet
   bool m_afterKey = false;
   int m_nonFinite = 0;
+  JsonNumbers m_numbers = JsonNumbers::kDisplay;
 };
 
 std::string jsonEscape(std::string_view text);
+// The shortest decimal text of a finite double that reads back to it exactly ("1e-05", "0.1").
+std::string roundTripNumber(double value);
 
 }  // namespace dpx::core

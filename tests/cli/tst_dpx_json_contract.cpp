@@ -47,6 +47,10 @@ const std::map<QString, QStringList>& requiredNative() {
       {QStringLiteral("cyclic"), {QStringLiteral("k"), QStringLiteral("ell"), QStringLiteral("Lambda_k")}},
       {QStringLiteral("outpert"), {QStringLiteral("rho"), QStringLiteral("Delta"), QStringLiteral("Delta_inf")}},
       {QStringLiteral("sgmcmc"), {QStringLiteral("sigma_eff")}},
+      {QStringLiteral("deterministic"),
+       {QStringLiteral("mu"), QStringLiteral("steps_per_epoch"), QStringLiteral("epochs"),
+        QStringLiteral("sigma_eff")}},
+      {QStringLiteral("shuffle"), {QStringLiteral("steps_per_epoch"), QStringLiteral("epochs")}},
   };
   return keys;
 }
@@ -242,6 +246,13 @@ QString nativeFormulaProblem(const QString& name, const QJsonObject& native) {
     }
   } else if (name == QLatin1String("sgmcmc")) {
     expected = {{QStringLiteral("sigma_eff"), m / (p.L * std::sqrt(p.eta * n))}};
+  } else if (name == QLatin1String("deterministic")) {
+    expected = {{QStringLiteral("mu"), 1.0 / p.sigma},
+                {QStringLiteral("steps_per_epoch"), batches},
+                {QStringLiteral("epochs"), 1.0},
+                {QStringLiteral("sigma_eff"), p.sigma}};
+  } else if (name == QLatin1String("shuffle")) {
+    expected = {{QStringLiteral("steps_per_epoch"), batches}, {QStringLiteral("epochs"), 1.0}};
   }
   for (const auto& [key, value] : expected) {
     const double actual = native.value(key).toDouble(std::nan(""));
@@ -592,6 +603,12 @@ class TestDpxJsonContract : public QObject {
             << "stepsize";
         continue;
       }
+      if (a->boundKind() == dpx::core::accounting::BoundKind::kLower) {
+        QTest::addRow("calibrate %s: a lower bound is refused, saying why", tag(a).constData())
+            << QStringLiteral("calibrate --accountant %1 --epochs 1 --target-epsilon 1 --json").arg(id(a))
+            << "lower bound";
+        continue;
+      }
       QTest::addRow("calibrate %s: unreachable target says so", tag(a).constData())
           << QStringLiteral("calibrate --accountant %1 --epochs 1 --target-epsilon 1e-9 --json").arg(id(a)) + pld
           << "unreachable";
@@ -833,7 +850,8 @@ class TestDpxJsonContract : public QObject {
     QTest::addColumn<QString>("extra");
     QTest::addColumn<double>("target");
     for (const Accountant* a : allAccountants()) {
-      if (!a->noiseSetBySigma()) continue;  // refused: see refusalExitsOne
+      if (!a->noiseSetBySigma() || a->boundKind() == dpx::core::accounting::BoundKind::kLower)
+        continue;  // refused: see refusalExitsOne
       const QString extra =
           a->isAnalytic() ? QStringLiteral("--epochs 1") : QStringLiteral("--epochs 1 --discretisation 0.01");
       QTest::addRow("%s: target 2, epsilon <= target", tag(a).constData()) << id(a) << extra << 2.0;

@@ -18,12 +18,7 @@ namespace {
 using Run = dpx::test::CliRun;
 inline Run dpxRun(const QString& line) { return dpx::test::runDpx(line); }
 
-QJsonObject jsonOf(const Run& r) {
-  QJsonParseError error;
-  const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
-  if (error.error != QJsonParseError::NoError) qWarning("not JSON: %s", qPrintable(r.out.left(300)));
-  return o;
-}
+using dpx::test::jsonOf;
 
 double at(const QJsonObject& o, const QString& path) {
   QJsonValue v = o;

@@ -1,6 +1,8 @@
 // Running dpx in-process for the CLI tests: the exit code and what it printed.
 #pragma once
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <sstream>
@@ -27,5 +29,13 @@ inline CliRun runDpx(const QStringList& arguments) {
 
 // The same from one line of space-separated arguments ("epsilon --accountant rdp --json").
 inline CliRun runDpx(const QString& line) { return runDpx(line.split(QLatin1Char(' '), Qt::SkipEmptyParts)); }
+
+// The one JSON object a run printed (empty, with a warning naming the output, when it is not JSON).
+inline QJsonObject jsonOf(const CliRun& r) {
+  QJsonParseError error;
+  const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+  if (error.error != QJsonParseError::NoError) qWarning("not JSON: %s", qPrintable(r.out.left(300)));
+  return o;
+}
 
 }  // namespace dpx::test

@@ -87,7 +87,7 @@ ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
 void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
   m_epsilon->setAxisTitle(Qt::Horizontal, s.epochsAxis ? QStringLiteral("epochs") : QStringLiteral("steps K"));
   QStringList keep;
-  if (m_pldShown) keep << QStringLiteral("pld") << QStringLiteral("pld:lower");
+  if (m_pldShown) keep << QStringLiteral("pld") << QStringLiteral("pld:lower") << QStringLiteral("shuffle");
   showCurves(m_epsilon, s.epsilonCurves, keep);
   m_epsilon->setMarker(s.currentX, s.epochsAxis ? QStringLiteral("current epochs") : QStringLiteral("current K"));
   m_epsilon->refreshAxes();
@@ -108,8 +108,14 @@ void ExplorerCharts::showPld(const PldSnapshot& s) {
                         styleFor(s.epsilonUpper));
     m_epsilon->setCurve(QStringLiteral("pld:lower"), QString::fromStdString(s.epsilonLower.label),
                         toPoints(s.epsilonLower), styleFor(s.epsilonLower));
-    m_epsilon->refreshAxes();
   }
+  if (!s.shuffleCurve.x.empty()) {
+    m_epsilon->setCurve(QStringLiteral("shuffle"), QString::fromStdString(s.shuffleCurve.label),
+                        toPoints(s.shuffleCurve), styleFor(s.shuffleCurve));
+  } else {
+    m_epsilon->removeCurve(QStringLiteral("shuffle"));
+  }
+  m_epsilon->refreshAxes();
   if (!s.tradeoff.x.empty()) m_pldTradeoff = s.tradeoff;
   redrawTradeoff();
 }
@@ -119,6 +125,7 @@ void ExplorerCharts::clearPld() {
   m_pldTradeoff.reset();
   m_epsilon->removeCurve(QStringLiteral("pld"));
   m_epsilon->removeCurve(QStringLiteral("pld:lower"));
+  m_epsilon->removeCurve(QStringLiteral("shuffle"));
   redrawTradeoff();
 }
 

@@ -6,6 +6,7 @@
 
 #include "accounting/curves.h"
 #include "accounting/pld_accountant.h"
+#include "accounting/registry.h"
 #include "accounting/stepsize_chart.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
@@ -70,6 +71,63 @@ void setPldEpsilonCurves(PldSnapshot& s, const core::Result<PldCurve>& curve) {
 
 }  // namespace
 
+namespace {
+
+// The shuffle lower bound at the run and along `steps`, and the note comparing it with the
+// Poisson upper bound. The Poisson bracket is at q = m/n ≥ 1/T (T = ⌈n/m⌉ batches per pass), so
+// a lower bound above it is above the Poisson ε at q = 1/T too. False when cancelled.
+bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps, const std::atomic<bool>& cancel) {
+  const Accountant* shuffle = findAccountant("shuffle");
+  if (!shuffle) return true;
+  AccountantSummary& row = s.shuffle;
+  row.id = std::string(shuffle->id());
+  row.name = std::string(shuffle->name());
+  row.citation = std::string(shuffle->citation());
+  row.bound = shuffle->boundKind();
+  row.assumptions = shuffle->assumptions().statements;
+  row.violations = shuffle->check(s.params);
+  EpsilonOptions options;
+  options.exact.cancel = &cancel;
+  if (auto native = shuffle->native(s.params)) row.native = *native;
+  auto eps = shuffle->epsilon(s.params, options);
+  if (cancel) return false;
+  if (eps) {
+    row.epsilon = *eps;
+  } else {
+    row.error = eps.status().message();
+  }
+  PlotCurve& curve = s.shuffleCurve;
+  curve.id = curve.accountant = row.id;
+  curve.label = "shuffle (lower bound)";
+  curve.greyed = !row.violations.empty();
+  curve.tooltip = curve.greyed
+                      ? violationsText(row.violations)
+                      : "a lower bound for shuffled batches: the true ε of a shuffled pipeline is at least this";
+  const double toEpochs = static_cast<double>(s.params.m) / static_cast<double>(s.params.n);
+  for (std::int64_t k : steps) {
+    core::Params p = s.params;
+    p.K = k;
+    auto e = shuffle->epsilon(p, options);
+    if (cancel) return false;
+    if (!e) continue;
+    curve.x.push_back(s.epochsAxis ? static_cast<double>(k) * toEpochs : static_cast<double>(k));
+    curve.y.push_back(e->epsilon);
+  }
+  if (row.epsilon && s.epsilon) {
+    const std::string lower = core::formatNumber(row.epsilon->epsilon, 4);
+    const std::string upper = core::formatNumber(s.epsilon->epsilon, 4);
+    s.poissonNotABound = row.epsilon->epsilon > s.epsilon->epsilon;
+    s.samplerNote = s.poissonNotABound
+                        ? "shuffled batches: ε ≥ " + lower + ", above the Poisson upper bound " + upper +
+                              " — Poisson accounting does not bound a shuffled pipeline of this run (Chua et al. 2024)"
+                        : "shuffled batches: ε ≥ " + lower + ", not above the Poisson upper bound " + upper +
+                              " — no contradiction found, which does not make Poisson ε a bound for shuffling";
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
                                       const std::function<void(double)>& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -99,6 +157,7 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   const core::Result<PldCurve> curve = pldEpsilonCurve(params, steps, exact);
   if (cancel || (!curve && curve.status().code() == core::StatusCode::kCancelled)) return std::nullopt;
   setPldEpsilonCurves(s, curve);
+  if (!addShuffleLowerBound(s, steps, cancel)) return std::nullopt;
   progress(1.0);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;

@@ -26,6 +26,12 @@ struct PldSnapshot {
   std::string error;
   PlotCurve tradeoff;                    // exact (pessimistic) trade-off curve
   PlotCurve epsilonUpper, epsilonLower;  // ε vs K (or epochs)
+  // The shuffle lower bound beside the Poisson bracket (Chua et al. 2024): its table row, its
+  // ε-vs-K curve over the same K, and in words whether Poisson ε can bound a shuffled pipeline.
+  AccountantSummary shuffle;
+  PlotCurve shuffleCurve;
+  std::string samplerNote;
+  bool poissonNotABound = false;  // the shuffle lower bound exceeds the Poisson upper bound
   double milliseconds = 0.0;
 };
 

@@ -1,0 +1,136 @@
+#include "calibrate_risk.h"
+
+#include <string>
+
+#include "accounting/pld_accountant.h"
+#include "accounting/risk_calibration.h"
+#include "cli.h"
+#include "common/format.h"
+#include "io/json_writer.h"
+
+namespace dpx::cli {
+
+using core::formatNumber;
+using core::Result;
+using core::Status;
+using core::accounting::RiskCalibration;
+using core::accounting::RiskTarget;
+
+namespace {
+
+const QString kTargetEpsilon = QStringLiteral("target-epsilon");
+const QString kTargetTpr = QStringLiteral("target-tpr");
+const QString kAtFpr = QStringLiteral("at-fpr");
+const QString kTargetAdvantage = QStringLiteral("target-advantage");
+
+Result<RiskTarget> riskTargetFromParser(const QCommandLineParser& parser) {
+  RiskTarget target;
+  if (parser.isSet(kTargetAdvantage)) {
+    DPX_ASSIGN_OR_RETURN(const double a, numberOption(parser, kTargetAdvantage));
+    target = RiskTarget::maxAdvantage(a);
+  } else {
+    DPX_ASSIGN_OR_RETURN(const double tpr, numberOption(parser, kTargetTpr));
+    DPX_ASSIGN_OR_RETURN(const double fpr, numberOption(parser, kAtFpr));
+    target = RiskTarget::tprAt(tpr, fpr);
+  }
+  // The core's message starts with the parameter's name: make it the flag's.
+  if (Status s = target.validate(); !s.isOk()) return Status::invalidArgument("--" + s.message());
+  return target;
+}
+
+// The PLD curve is that of DP-SGD with Poisson sampling: a run that breaks its assumptions is told so.
+std::vector<std::string> violations(const core::Params& params) {
+  std::vector<std::string> out;
+  for (const core::accounting::Violation& v : core::accounting::PldAccountant().check(params)) {
+    out.push_back(v.assumption + ": " + v.reason);
+  }
+  return out;
+}
+
+void writeRiskJson(std::ostream& out, const RiskTarget& target, const RiskCalibration& c, const core::Params& p) {
+  const double delta = p.delta;
+  core::JsonWriter json;
+  json.beginObject().field("accountant", "pld").field("sigma", c.sigma).field("tpr", c.tpr).field("fpr", c.fpr);
+  json.field("advantage", c.advantage).field("epsilon", c.epsilon).field("delta", delta);
+  if (target.kind == RiskTarget::Kind::kAdvantage) {
+    json.field("target_advantage", target.advantage);
+  } else {
+    json.field("target_tpr", target.tpr).field("at_fpr", target.fpr);
+  }
+  // tpr and advantage come from the pessimistic curve: upper bounds on every attack's.
+  json.field("curve", "pessimistic").field("bound", "upper").field("at_lower_limit", c.atLowerLimit);
+  const std::vector<std::string> broken = violations(p);
+  json.field("applicable", broken.empty()).key("violations").beginArray();
+  for (const std::string& v : broken) json.value(v);
+  json.endArray().endObject();
+  out << json.str() << "\n";
+}
+
+void writeRiskText(std::ostream& out, const RiskTarget& target, const RiskCalibration& c, const core::Params& p) {
+  const double delta = p.delta;
+  out << "pld: σ = " << formatNumber(c.sigma) << " keeps every membership-inference attack at TPR ≤ "
+      << formatNumber(c.tpr) << " at FPR " << formatNumber(c.fpr);
+  if (target.kind == RiskTarget::Kind::kTprAtFpr) out << " (target " << formatNumber(target.tpr) << ")";
+  out << "\n  advantage max(TPR − FPR) ≤ " << formatNumber(c.advantage);
+  if (target.kind == RiskTarget::Kind::kAdvantage) out << " (target " << formatNumber(target.advantage) << ")";
+  out << "; ε = " << formatNumber(c.epsilon) << " at δ = " << formatNumber(delta)
+      << "\n  (pessimistic PLD trade-off curve: upper bounds; Kulynych et al. 2024)\n";
+  if (c.atLowerLimit) out << "  (the target holds even at the smallest σ allowed: privacy does not limit σ)\n";
+  for (const std::string& v : violations(p)) out << "  violated: " << v << "\n";
+}
+
+}  // namespace
+
+std::vector<OptionSpec> calibrationTargetOptions(const OptionSpec& targetEpsilon) {
+  return {
+      targetEpsilon,
+      {kTargetTpr, QStringLiteral("pld: the largest TPR in (0, 1] a membership-inference attack may reach at --at-fpr"),
+       QStringLiteral("T")},
+      {kAtFpr, QStringLiteral("pld: the attack's false positive rate in (0, 1), with --target-tpr"),
+       QStringLiteral("F")},
+      {kTargetAdvantage, QStringLiteral("pld: the largest attack advantage max(TPR − FPR), in [0, 1)"),
+       QStringLiteral("A")}};
+}
+
+Result<CalibrationTarget> calibrationTargetFromParser(const AccountingInvocation& inv) {
+  const QCommandLineParser& p = inv.parser;
+  std::string given;
+  for (const QString& flag : {kTargetEpsilon, kTargetTpr, kTargetAdvantage}) {
+    if (p.isSet(flag)) given += (given.empty() ? "--" : ", --") + toStd(flag);
+  }
+  if (given.empty() || given.find(',') != std::string::npos) {
+    return Status::invalidArgument((given.empty() ? std::string("no target given") : "targets " + given + " together") +
+                                   ": give exactly one of --target-epsilon E, --target-tpr T --at-fpr F, "
+                                   "--target-advantage A");
+  }
+  if (p.isSet(kTargetTpr) && !p.isSet(kAtFpr)) {
+    return Status::invalidArgument(
+        "--at-fpr is required with --target-tpr: the false positive rate in (0, 1) "
+        "at which the attack's TPR is bounded");
+  }
+  if (!p.isSet(kTargetTpr) && p.isSet(kAtFpr)) {
+    return Status::invalidArgument("--at-fpr goes with --target-tpr only");
+  }
+  if (p.isSet(kTargetEpsilon)) return CalibrationTarget::kEpsilon;
+  if (inv.accountant().id() != "pld") {
+    return Status::invalidArgument("--" + toStd(p.isSet(kTargetTpr) ? kTargetTpr : kTargetAdvantage) +
+                                   " needs --accountant pld (got " + std::string(inv.accountant().id()) +
+                                   "): attack risk is read from the exact PLD trade-off curve");
+  }
+  return CalibrationTarget::kRisk;
+}
+
+int calibrateToRisk(const AccountingInvocation& inv, Io& io) {
+  const Result<RiskTarget> target = riskTargetFromParser(inv.parser);
+  if (!target) return fail(io, target.status());
+  const Result<RiskCalibration> c = core::accounting::calibrateSigmaToRisk(inv.params, *target, inv.options.exact);
+  if (!c) return fail(io, c.status());  // an unreachable target is a fact about the run: exit 1
+  if (inv.json) {
+    writeRiskJson(io.out, *target, *c, inv.params);
+  } else {
+    writeRiskText(io.out, *target, *c, inv.params);
+  }
+  return kExitOk;
+}
+
+}  // namespace dpx::cli

@@ -1,0 +1,121 @@
+// The corners of the knob space every accountant must answer — a value or a Status saying why —
+// within 5 s, never a hang, a crash or a non-finite number: the smallest δ (1e−15), a very large
+// ε for δ(ε), q = 1 (one batch of all records), σ at its minimum with K = 10⁷, and both
+// schedules. The 5 s contract is asserted in optimised builds; sanitizer builds (several times
+// slower by design) check the answers only.
+#include <QTest>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "accounting/registry.h"
+#include "common/params.h"
+
+using namespace dpx::core;
+using namespace dpx::core::accounting;
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kTimed = false;
+#else
+constexpr bool kTimed = true;
+#endif
+constexpr double kDeadlineSeconds = 5.0;
+
+struct Corner {
+  const char* name;
+  std::function<void(Params&)> set;
+};
+
+std::vector<Corner> corners() {
+  return {
+      {"delta 1e-15", [](Params& p) { p.delta = 1e-15; }},
+      {"q = 1", [](Params& p) { p.m = p.n; }},
+      {"q = 1, delta 1e-15",
+       [](Params& p) {
+         p.m = p.n;
+         p.delta = 1e-15;
+       }},
+      {"sigma 0.05, K 1e7",
+       [](Params& p) {
+         p.sigma = 0.05;
+         p.K = 10'000'000;
+       }},
+      {"sigma 0.05, K 1e7, q = 1, delta 1e-15",
+       [](Params& p) {
+         p.n = 10;
+         p.m = 10;
+         p.sigma = 0.05;
+         p.K = 10'000'000;
+         p.delta = 1e-15;
+       }},
+      {"sigma 100, K 1e7, n 1e8",
+       [](Params& p) {
+         p.n = 100'000'000;
+         p.sigma = 100;
+         p.K = 10'000'000;
+       }},
+  };
+}
+
+}  // namespace
+
+class TestEdgeCases : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void everyAccountantAnswersEveryCorner_data() {
+    QTest::addColumn<QString>("accountant");
+    QTest::addColumn<int>("corner");
+    QTest::addColumn<bool>("decreasing");
+    const std::vector<Corner> all = corners();
+    for (const Accountant* a : allAccountants()) {
+      for (std::size_t c = 0; c < all.size(); ++c) {
+        for (bool decreasing : {false, true}) {
+          QTest::newRow(qPrintable(QStringLiteral("%1 %2%3")
+                                       .arg(QString::fromUtf8(a->id().data(), static_cast<int>(a->id().size())))
+                                       .arg(QString::fromUtf8(all[c].name))
+                                       .arg(decreasing ? QStringLiteral(" decreasing") : QString())))
+              << QString::fromUtf8(a->id().data(), static_cast<int>(a->id().size())) << static_cast<int>(c)
+              << decreasing;
+        }
+      }
+    }
+  }
+  void everyAccountantAnswersEveryCorner() {
+    QFETCH(QString, accountant);
+    QFETCH(int, corner);
+    QFETCH(bool, decreasing);
+    const Accountant* a = findAccountant(accountant.toStdString());
+    QVERIFY(a);
+    Params p;
+    corners()[static_cast<std::size_t>(corner)].set(p);
+    if (decreasing) p.schedule = Schedule::kDecreasing;
+    QVERIFY2(p.validate().isOk(), p.validate().message().c_str());
+    auto timed = [&](const char* what, const std::function<void()>& call) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (kTimed) {
+        QVERIFY2(seconds < kDeadlineSeconds, qPrintable(QStringLiteral("%1 took %2 s").arg(what).arg(seconds)));
+      }
+    };
+    timed("epsilon", [&] {
+      const auto e = a->epsilon(p);
+      if (e) QVERIFY(std::isfinite(e->epsilon) && e->epsilon >= 0.0);
+      if (!e) QVERIFY(!e.status().message().empty());
+    });
+    for (double eps : {50.0, 1e6}) {
+      timed("delta", [&] {
+        const auto d = a->delta(p, eps);
+        if (d) QVERIFY(*d >= 0.0 && *d <= 1.0);
+        if (!d) QVERIFY(!d.status().message().empty());
+      });
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestEdgeCases)
+#include "tst_edge_cases.moc"
