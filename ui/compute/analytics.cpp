@@ -194,12 +194,17 @@ void tradeoffPlane(const AnalyticsContext& ctx, const std::vector<double>& grid,
       g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (" + row.id + ")";
       g.greyed = !row.violations.empty();
       g.tooltip = g.greyed ? violationsText(row.violations) : "the Gaussian trade-off G_μ of " + row.citation;
+      if (!g.greyed && row.bound == BoundKind::kUpper && row.epsilon) {
+        g.tooltip += " — exact, so its (ε = " + core::formatNumber(row.epsilon->epsilon, 4) + ", δ) lies on it";
+      }
       s.tradeoffCurves.push_back(std::move(g));
     }
   }
   for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const AccountantSummary& row = s.accountants[i];
     if (!row.epsilon) continue;
+    // An exact μ-GDP analysis: G_μ is its whole curve, and its one (ε, δ) lies on it.
+    if (ctx.analytic[i]->info().reportsGdpMu && row.bound == BoundKind::kUpper) continue;
     const double epsilon = row.epsilon->epsilon;
     PlotCurve f = curveOnGrid(grid, [&](double x) { return epsilonDeltaTradeoff(epsilon, ctx.params.delta, x); });
     f.id = "fed:" + row.id;
