@@ -1,8 +1,6 @@
 // The trainer: the clipped-sum identity, that each mechanism's noise and sampling are
 // what its accountant assumes (fixed seeds, stated tolerances), determinism, target-ε honesty,
 // control, and accuracy on the built-in digits.
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <QTest>
 #include <atomic>
@@ -12,6 +10,7 @@
 
 #include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
+#include "common/parallel.h"
 #include "synthetic_data.h"
 #include "test_util.h"
 #include "training/rng.h"
@@ -194,9 +193,8 @@ class TestTrainer : public QObject {
     for (Mechanism m : allMechanisms())
       alone.push_back((*Trainer::create(baseConfig(m), split))->run()->model.parameters());
     std::vector<Eigen::VectorXf> together(alone.size());
-    tbb::task_arena arena(2);
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, alone.size(), [&](std::size_t i) {
+    dpx::core::inArena(2, [&] {
+      dpx::core::parallelFor(std::size_t{0}, alone.size(), [&](std::size_t i) {
         TrainerConfig c = baseConfig(allMechanisms()[i]);
         c.useCallerArena = true;
         together[i] = (*Trainer::create(c, split))->run()->model.parameters();
