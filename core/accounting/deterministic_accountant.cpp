@@ -21,7 +21,7 @@ Result<double> passesMu(const Params& params) {
 }  // namespace
 
 DeterministicAccountant::DeterministicAccountant()
-    : Accountant({
+    : GaussianDpAccountant({
           .id = "deterministic",
           .name = "Fixed-order batches (Gaussian mechanism over passes)",
           .citation =
@@ -58,32 +58,6 @@ Result<std::vector<NativeValue>> DeterministicAccountant::native(const Params& p
   };
 }
 
-Result<EpsilonResult> DeterministicAccountant::epsilon(const Params& params, const EpsilonOptions&) const {
-  DPX_ASSIGN_OR_RETURN(const double mu, passesMu(params));
-  DPX_ASSIGN_OR_RETURN(const double eps, gdpEpsilon(mu, params.delta));
-  EpsilonResult result;
-  result.epsilon = eps;
-  result.delta = params.delta;
-  result.bound = BoundKind::kUpper;
-  return result;
-}
-
-Result<double> DeterministicAccountant::delta(const Params& params, double epsilon, const EpsilonOptions&) const {
-  if (!std::isfinite(epsilon) || epsilon < 0.0) {
-    return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
-  }
-  DPX_ASSIGN_OR_RETURN(const double mu, passesMu(params));
-  return gdpDelta(mu, epsilon);
-}
-
-Result<TradeoffCurve> DeterministicAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
-                                                        const EpsilonOptions&) const {
-  DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
-  DPX_ASSIGN_OR_RETURN(const double mu, passesMu(params));
-  TradeoffCurve curve;
-  curve.typeOne.assign(typeOne.begin(), typeOne.end());
-  for (double x : typeOne) curve.typeTwo.push_back(gaussianTradeoff(mu, x));
-  return curve;
-}
+Result<double> DeterministicAccountant::mu(const Params& params) const { return passesMu(params); }
 
 }  // namespace dpx::core::accounting

@@ -12,18 +12,17 @@
 // takes part in it).
 #pragma once
 
-#include "accounting/accountant.h"
+#include "accounting/gdp_accountant.h"
 
 namespace dpx::core::accounting {
 
-class DeterministicAccountant final : public Accountant {
+class DeterministicAccountant final : public GaussianDpAccountant {
  public:
   DeterministicAccountant();
   Result<std::vector<NativeValue>> native(const Params& params) const override;
-  Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
-  Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
-  Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
-                                 const EpsilonOptions& options = {}) const override;
+
+ protected:
+  Result<double> mu(const Params& params) const override;  // √E/σ
 };
 
 }  // namespace dpx::core::accounting

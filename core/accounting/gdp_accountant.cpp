@@ -58,7 +58,7 @@ Result<double> gdpEpsilon(double mu, double delta) {
 }
 
 GdpAccountant::GdpAccountant()
-    : Accountant({
+    : GaussianDpAccountant({
           .id = "gdp",
           .name = "Gaussian DP central limit theorem",
           .citation = "Bu, Dong, Long & Su 2020, Deep Learning with Gaussian DP, eq. 3.1 and Thm 5 (CLT); Dong, Roth & "
@@ -91,17 +91,17 @@ Result<std::vector<NativeValue>> GdpAccountant::native(const Params& params) con
   return std::vector<NativeValue>{{std::string(kGdpMuKey), "μ = q√(K(e^{1/σ²} − 1))", m}};
 }
 
-Result<EpsilonResult> GdpAccountant::epsilon(const Params& params, const EpsilonOptions&) const {
+Result<EpsilonResult> GaussianDpAccountant::epsilon(const Params& params, const EpsilonOptions&) const {
   DPX_ASSIGN_OR_RETURN(const double m, mu(params));
   DPX_ASSIGN_OR_RETURN(const double eps, gdpEpsilon(m, params.delta));
   EpsilonResult result;
   result.epsilon = eps;
   result.delta = params.delta;
-  result.bound = BoundKind::kEstimate;
+  result.bound = boundKind();
   return result;
 }
 
-Result<double> GdpAccountant::delta(const Params& params, double epsilon, const EpsilonOptions&) const {
+Result<double> GaussianDpAccountant::delta(const Params& params, double epsilon, const EpsilonOptions&) const {
   if (!std::isfinite(epsilon) || epsilon < 0.0) {
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
@@ -109,8 +109,8 @@ Result<double> GdpAccountant::delta(const Params& params, double epsilon, const 
   return gdpDelta(m, epsilon);
 }
 
-Result<TradeoffCurve> GdpAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
-                                              const EpsilonOptions&) const {
+Result<TradeoffCurve> GaussianDpAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
+                                                     const EpsilonOptions&) const {
   DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));
   DPX_ASSIGN_OR_RETURN(const double m, mu(params));
   TradeoffCurve curve;

@@ -22,14 +22,26 @@ double gdpDelta(double mu, double epsilon);
 // ε(δ) of μ-GDP by bracketed root finding on log δ(ε); 0 when δ(0) ≤ δ.
 Result<double> gdpEpsilon(double mu, double delta);
 
-class GdpAccountant final : public Accountant {
+// An analysis under which the run is (exactly or approximately, as its bound kind says) μ-GDP:
+// ε(δ), δ(ε) and the trade-off G_μ all follow from μ (Dong, Roth & Su 2022, Cor. 2.13). A
+// subclass says how the run sets μ.
+class GaussianDpAccountant : public Accountant {
  public:
-  GdpAccountant();
-  Result<std::vector<NativeValue>> native(const Params& params) const override;
   Result<EpsilonResult> epsilon(const Params& params, const EpsilonOptions& options = {}) const override;
   Result<double> delta(const Params& params, double epsilon, const EpsilonOptions& options = {}) const override;
   Result<TradeoffCurve> tradeoff(const Params& params, std::span<const double> typeOne,
                                  const EpsilonOptions& options = {}) const override;
+
+ protected:
+  using Accountant::Accountant;
+  // μ of the run; a Status for invalid params or a μ that is not reportable.
+  virtual Result<double> mu(const Params& params) const = 0;
+};
+
+class GdpAccountant final : public GaussianDpAccountant {
+ public:
+  GdpAccountant();
+  Result<std::vector<NativeValue>> native(const Params& params) const override;
 
   // The CLT's regime, used by check(): many steps of a small sampling rate.
   static constexpr double kMaxSamplingRate = 0.1;
@@ -39,8 +51,7 @@ class GdpAccountant final : public Accountant {
   // The CLT regime: q ≤ kMaxSamplingRate and K ≥ kMinSteps (else the estimate may be far off).
   void addViolations(const Params& params, std::vector<Violation>& out) const override;
 
- private:
-  Result<double> mu(const Params& params) const;
+  Result<double> mu(const Params& params) const override;
 };
 
 }  // namespace dpx::core::accounting
