@@ -206,7 +206,15 @@ void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
 void MainWindow::connectViews() {
   m_settleTimer.setSingleShot(true);
   m_settleTimer.setInterval(kDraftWindowMs);
-  connect(&m_settleTimer, &QTimer::timeout, this, [this] { m_charts->setDraftDrawing(false); });
+  // A drag has ended: a draft on screen is replaced by the full curves, drawn smooth when they
+  // arrive (one antialiased repaint, not one for the draft and one for the full view).
+  connect(&m_settleTimer, &QTimer::timeout, this, [this] {
+    if (m_lastAnalytics && m_lastAnalytics->draft) {
+      requestAnalytics(AnalyticsDetail::kFull);
+      return;
+    }
+    m_charts->setDraftDrawing(false);
+  });
   m_slowTimer.setSingleShot(true);
   m_slowTimer.setInterval(150);
   connect(&m_slowTimer, &QTimer::timeout, this, &MainWindow::requestSlowViews);
@@ -216,7 +224,7 @@ void MainWindow::connectViews() {
     m_slowTimer.start();
   });
   connect(&m_model, &ParameterModel::viewChanged, this, [this] {
-    requestAnalytics();
+    requestAnalytics(AnalyticsDetail::kFull);  // a view toggle is a click, not a drag
     m_slowTimer.start();
   });
   connect(&m_model, &ParameterModel::validityChanged, this, [this](bool valid, const QString& message) {
@@ -339,7 +347,7 @@ void MainWindow::buildHelpMenu() {
   });
 }
 
-void MainWindow::requestAnalytics() {
+void MainWindow::requestAnalytics(AnalyticsDetail detail) {
   const core::Params params = m_model.lastValid();
   const core::accounting::Conversion conversion = m_model.conversion();
   if (m_tabs->currentIndex() != kPrivacyTab) {
@@ -357,13 +365,16 @@ void MainWindow::requestAnalytics() {
   // paint ~4× faster; the charts turn smooth again once the values settle. A lone change is drawn
   // smooth at once. Decided from when the user made the change, not from when the worker
   // finished, so a slow build draws the same way as a fast one.
-  const bool streaming = m_sinceLastRequest.isValid() && m_sinceLastRequest.elapsed() < kDraftWindowMs;
-  m_sinceLastRequest.start();
+  // A streaming change is also computed as a draft (coarser axes); the settle timer asks for the
+  // full curves once the values rest.
+  const bool settling = detail == AnalyticsDetail::kFull;
+  const bool streaming = !settling && m_sinceLastRequest.isValid() && m_sinceLastRequest.elapsed() < kDraftWindowMs;
+  if (!settling) m_sinceLastRequest.start();
   m_analyticsJob.request(
-      [params, conversion, epochsAxis, fixedAlpha, generation](const std::atomic<bool>&,
-                                                               const BackgroundJob::Progress&) -> std::any {
-        auto snapshot =
-            std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha));
+      [params, conversion, epochsAxis, fixedAlpha, generation, streaming](const std::atomic<bool>&,
+                                                                          const BackgroundJob::Progress&) -> std::any {
+        auto snapshot = std::make_shared<AnalyticsSnapshot>(
+            computeAnalytics(params, conversion, epochsAxis, fixedAlpha, streaming));
         snapshot->generation = generation;
         return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
       },
@@ -378,6 +389,8 @@ void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapsho
   if (streaming || m_settleTimer.isActive()) {
     m_charts->setDraftDrawing(true);
     m_settleTimer.start();
+  } else if (!snapshot->draft) {
+    m_charts->setDraftDrawing(false);  // the full curves after a drag
   }
   m_charts->showAnalytics(*snapshot);
   m_table->showAnalytics(*snapshot);

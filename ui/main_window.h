@@ -82,7 +82,9 @@ class MainWindow : public QMainWindow {
   QStringList recentFiles() const;
 
  Q_SIGNALS:
-  void analyticsApplied();  // charts and table replaced from a new snapshot
+  // Charts and table replaced from a new snapshot: a draft while values stream in (a drag; the
+  // table exact, the curves on coarser axes), then the full curves once they rest.
+  void analyticsApplied();
   void pldApplied();
   void stepsizeApplied();
 
@@ -102,7 +104,10 @@ class MainWindow : public QMainWindow {
   void buildEditMenu();
   void buildPresetsMenu();
   void buildHelpMenu();
-  void requestAnalytics();
+  // kFull: the full curves now, even while values stream in (a view toggle, or a drag that
+  // settled).
+  enum class AnalyticsDetail { kFollowInput, kFull };
+  void requestAnalytics(AnalyticsDetail detail = AnalyticsDetail::kFollowInput);
   void requestSlowViews();
   void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
   void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);

@@ -412,11 +412,12 @@ void CurveBuilder::addRdpAlongSteps(const RdpBasedAccountant& accountant, const 
 }
 
 // Points are independent. Along K the memoised per-step RDP makes a point a few µs, less than a
-// task costs; along σ, n, m or η every point recomputes it (up to a millisecond). Neighbouring
-// points have neighbouring optimal orders: each point hints the next one of its block, which
-// lets the search over orders prune most of the grid (never changes a value).
+// task costs, unless the accountant's ε is a root search of its own (cheapPerPoint false); along
+// σ, n, m or η every point recomputes it (up to a millisecond). Neighbouring points have
+// neighbouring optimal orders: each point hints the next one of its block, which lets the search
+// over orders prune most of the grid (never changes a value).
 void CurveBuilder::addPointByPoint(const Accountant& accountant, bool alongSteps, const EpsilonOptions& options) {
-  const std::size_t grain = alongSteps ? m_xs.size() + 1 : 8;
+  const std::size_t grain = alongSteps && accountant.cheapPerPoint() ? m_xs.size() + 1 : alongSteps ? 4 : 8;
   parallelFor(tbb::blocked_range<std::size_t>(0, m_xs.size(), grain), [&](const tbb::blocked_range<std::size_t>& r) {
     EpsilonOptions hinted = options;
     for (std::size_t i = r.begin(); i != r.end(); ++i) {

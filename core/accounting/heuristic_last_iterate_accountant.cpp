@@ -1,5 +1,6 @@
 #include "accounting/heuristic_last_iterate_accountant.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
@@ -165,16 +166,15 @@ Mixture buildMixture(double q, std::int64_t steps, double sigma, std::int64_t wi
   return m;
 }
 
-// The privacy loss ℓ(z) = log(p/q)(z) = log Σ w_i exp(a_i (z − a_i/2)).
+// The privacy loss ℓ(z) = log(p/q)(z) = log Σ w_i exp(a_i (z − a_i/2)). Every root search
+// evaluates it dozens of times per ε: Eigen's vectorised exp over all atoms costs less than a
+// pruned scalar loop (a term e^{−40} below the largest changes the sum by less than its rounding).
 double lossAt(const Mixture& m, double z) {
-  double best = -kInf;
-  for (std::size_t i = 0; i < m.a.size(); ++i) best = std::max(best, m.logW[i] + m.a[i] * (z - 0.5 * m.a[i]));
-  double sum = 0.0;
-  for (std::size_t i = 0; i < m.a.size(); ++i) {
-    const double term = m.logW[i] + m.a[i] * (z - 0.5 * m.a[i]) - best;
-    if (term > -kPruneGap) sum += std::exp(term);
-  }
-  return best + std::log(sum);
+  const auto count = static_cast<Eigen::Index>(m.a.size());
+  const Eigen::Map<const Eigen::ArrayXd> a(m.a.data(), count);
+  const Eigen::Map<const Eigen::ArrayXd> logW(m.logW.data(), count);
+  const double best = (logW + a * (z - 0.5 * a)).maxCoeff();
+  return best + std::log((logW + a * (z - 0.5 * a) - best).exp().sum());
 }
 
 // Running log-sum-exp.
@@ -448,6 +448,7 @@ HeuristicLastIterateAccountant::HeuristicLastIterateAccountant()
               },
           .nativeKeys = {"q", "steps", "sigma", "mu_mean"},
           .color = 0xe377c2,
+          .cheapPerPoint = false,
       }) {}
 
 Result<std::vector<NativeValue>> HeuristicLastIterateAccountant::native(const Params& params) const {

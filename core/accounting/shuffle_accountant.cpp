@@ -10,6 +10,7 @@
 #include "accounting/batch_passes.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
+#include "common/parallel.h"
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
 
@@ -61,7 +62,7 @@ ShuffleThreshold bestThreshold(const ShuffleMaxStatistic& statistic, F&& objecti
 }  // namespace
 
 ShuffleMaxStatistic::ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoch, std::int64_t visibleSteps)
-    : m_sigma(sigma), m_visible(static_cast<double>(visibleSteps)) {
+    : m_sigma(sigma), m_visible(static_cast<double>(visibleSteps)), m_stepsPerEpoch(stepsPerEpoch) {
   const double share = static_cast<double>(visibleSteps) / static_cast<double>(stepsPerEpoch);
   m_logVisibleShare = std::log(share);
   m_logHiddenShare = visibleSteps >= stepsPerEpoch ? -kInf : std::log1p(-share);
@@ -75,19 +76,29 @@ ShuffleMaxStatistic::ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoc
 double ShuffleMaxStatistic::logCdf(double c, bool underP) const {
   if (c == kInf) return 0.0;
   if (c == -kInf) return -kInf;
-  const double shift = underP ? 2.0 : 1.0;
   const double z = c / m_sigma;
+  return logCdfAt(c, z, numerics::logNormalCdf(z), underP);
+}
+
+void ShuffleMaxStatistic::logCdfBoth(double c, double& underP, double& underQ) const {
+  const double z = c / m_sigma;
+  const double logPhiZ = numerics::logNormalCdf(z);  // the T − 1 batches without the record: P and Q alike
+  underP = logCdfAt(c, z, logPhiZ, true);
+  underQ = logCdfAt(c, z, logPhiZ, false);
+}
+
+double ShuffleMaxStatistic::logCdfAt(double c, double z, double logPhiZ, bool underP) const {
+  const double shift = underP ? 2.0 : 1.0;
   const double zRecord = (c - shift) / m_sigma;
   // log(w·Φ(zRecord) + (1 − w)·Φ(z)): the batch holding the record is run with probability w.
-  double mix = numerics::logAddExp(m_logVisibleShare + numerics::logNormalCdf(zRecord),
-                                   m_logHiddenShare + numerics::logNormalCdf(z));
+  double mix = numerics::logAddExp(m_logVisibleShare + numerics::logNormalCdf(zRecord), m_logHiddenShare + logPhiZ);
   if (mix > -0.5) {
     // Near 1, from the upper tails, so P(max > c) keeps its digits far out.
     const double tail = std::exp(m_logVisibleShare) * numerics::normalCdf(-zRecord) +
                         (m_logHiddenShare == -kInf ? 0.0 : std::exp(m_logHiddenShare) * numerics::normalCdf(-z));
     mix = std::log1p(-tail);
   }
-  return (m_visible - 1.0) * numerics::logNormalCdf(z) + mix;
+  return (m_visible - 1.0) * logPhiZ + mix;
 }
 
 double ShuffleMaxStatistic::logSf(double c, bool underP) const {
@@ -132,23 +143,64 @@ struct LossAtom {
 };
 
 // The statistic's slices as (loss, P-mass), in increasing loss; slices lighter than ~1e−30 under P
-// are dropped (an under-count of δ).
-Result<std::vector<LossAtom>> sliceAtoms(const ShuffleMaxStatistic& statistic, const ShuffleSlicing& cuts) {
+// are dropped (an under-count of δ). Neighbouring slices share a cut, so the log-CDF is evaluated
+// once per cut and distribution (in parallel: 2 × 50 001 evaluations of a mixture of normal CDFs)
+// and each slice's mass is formed from its two cuts exactly as ShuffleMaxStatistic::logMass forms
+// it.
+Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& statistic, const ShuffleSlicing& cuts) {
   if (!(cuts.hi > cuts.lo) || cuts.count < 1)
     return Status::invalidArgument("shuffle slicing needs lo < hi and ≥ 1 slice");
-  std::vector<LossAtom> atoms;
-  atoms.reserve(static_cast<std::size_t>(cuts.count) + 2);
   const double width = (cuts.hi - cuts.lo) / static_cast<double>(cuts.count);
-  for (std::int64_t i = -1; i <= cuts.count; ++i) {
-    const double a = i < 0 ? -kInf : cuts.lo + width * static_cast<double>(i);
-    const double b = i < 0 ? cuts.lo : (i == cuts.count ? kInf : cuts.lo + width * static_cast<double>(i + 1));
-    const double logP = statistic.logMass(a, b, true);
+  const auto cutCount = static_cast<std::size_t>(cuts.count) + 1;  // cut j at lo + width·j
+  std::vector<double> logCdfP(cutCount), logCdfQ(cutCount);
+  parallelFor(tbb::blocked_range<std::size_t>(0, cutCount, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t j = r.begin(); j != r.end(); ++j) {
+      statistic.logCdfBoth(cuts.lo + width * static_cast<double>(j), logCdfP[j], logCdfQ[j]);
+    }
+  });
+  const auto logSfOf = [](double logCdf) { return logCdf >= 0.0 ? -kInf : numerics::log1mExp(logCdf); };
+  // logMass(a, b) of the slice between cuts j and j + 1 (j = −1: below lo; j = count: above hi).
+  const auto logMass = [&](std::int64_t j, const std::vector<double>& logCdf) {
+    if (j == cuts.count) return logSfOf(logCdf[static_cast<std::size_t>(j)]);
+    const double upper = logCdf[static_cast<std::size_t>(j + 1)];
+    const double lower = j < 0 ? -kInf : logCdf[static_cast<std::size_t>(j)];
+    if (upper < std::log(0.5)) return numerics::logSubExp(upper, lower);
+    return numerics::logSubExp(logSfOf(lower), logSfOf(upper));
+  };
+  std::vector<LossAtom> atoms;
+  atoms.reserve(cutCount + 1);
+  for (std::int64_t j = -1; j <= cuts.count; ++j) {
+    const double logP = logMass(j, logCdfP);
     if (!(logP > kLogNegligibleMass)) continue;
-    atoms.push_back({logP - statistic.logMass(a, b, false), std::exp(logP)});
+    atoms.push_back({logP - logMass(j, logCdfQ), std::exp(logP)});
   }
   if (atoms.empty()) return Status::numericalIssue("the shuffle statistic has no slice with mass under P");
   std::sort(atoms.begin(), atoms.end(), [](const LossAtom& x, const LossAtom& y) { return x.loss < y.loss; });
   return atoms;
+}
+
+// The atoms of the last few (statistic, slicing): a run's Δ is chosen from them and its passes are
+// built from them again, and an ε-vs-K curve asks for the same whole pass at every K.
+Result<std::shared_ptr<const std::vector<LossAtom>>> sliceAtoms(const ShuffleMaxStatistic& statistic,
+                                                                const ShuffleSlicing& cuts) {
+  using Key = std::tuple<double, double, std::int64_t, double, double, std::int64_t>;
+  const Key key{statistic.sigma(), statistic.visibleSteps(), statistic.stepsPerEpoch(), cuts.lo, cuts.hi, cuts.count};
+  static std::mutex mutex;
+  static std::list<std::pair<Key, std::shared_ptr<const std::vector<LossAtom>>>> cache;  // most recent first
+  {
+    const std::lock_guard lock(mutex);
+    for (auto it = cache.begin(); it != cache.end(); ++it) {
+      if (it->first != key) continue;
+      cache.splice(cache.begin(), cache, it);
+      return cache.front().second;
+    }
+  }
+  DPX_ASSIGN_OR_RETURN(std::vector<LossAtom> computed, computeSliceAtoms(statistic, cuts));
+  auto shared = std::make_shared<const std::vector<LossAtom>>(std::move(computed));
+  const std::lock_guard lock(mutex);
+  cache.emplace_front(key, shared);
+  if (cache.size() > 8) cache.pop_back();
+  return shared;
 }
 
 // Optimistic quantisation without rounding bias: consecutive atoms (in loss order) are merged
@@ -206,9 +258,10 @@ std::vector<std::pair<std::int64_t, double>> quantiseAtoms(const std::vector<Los
 Result<pld::DiscretePld> slicedPassPld(const ShuffleMaxStatistic& statistic, double interval,
                                        const std::optional<ShuffleSlicing>& slicing) {
   if (!(interval > 0.0)) return Status::invalidArgument("loss grid Δ must be > 0");
-  DPX_ASSIGN_OR_RETURN(const std::vector<LossAtom> atoms,
+  DPX_ASSIGN_OR_RETURN(const auto sliced,
                        sliceAtoms(statistic, slicing.value_or(ShuffleSlicing{statistic.lowerEnd(), statistic.upperEnd(),
                                                                              kDefaultSlices})));
+  const std::vector<LossAtom>& atoms = *sliced;
   const double span = (atoms.back().loss - atoms.front().loss) / interval;
   if (span > static_cast<double>(kMaxPassGridPoints)) {
     return Status::invalidArgument("one pass's losses need " + formatNumber(span) + " grid points at Δ = " +
@@ -248,9 +301,10 @@ namespace {
 Result<double> defaultInterval(const ShuffleMaxStatistic& statistic, double passes,
                                const std::optional<ShuffleSlicing>& slicing) {
   constexpr double kWindowBudget = 2e6;
-  DPX_ASSIGN_OR_RETURN(const std::vector<LossAtom> atoms,
+  DPX_ASSIGN_OR_RETURN(const auto sliced,
                        sliceAtoms(statistic, slicing.value_or(ShuffleSlicing{statistic.lowerEnd(), statistic.upperEnd(),
                                                                              kDefaultSlices})));
+  const std::vector<LossAtom>& atoms = *sliced;
   double total = 0.0, mean = 0.0;
   for (const LossAtom& a : atoms) {
     total += a.mass;

@@ -35,6 +35,8 @@ class ShuffleMaxStatistic {
   ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoch, std::int64_t visibleSteps);
   // log P(max ≤ c) under P (the record adds 2 to its batch) or Q (adds 1).
   double logCdf(double c, bool underP) const;
+  // logCdf under P and under Q at a finite c, sharing what they have in common.
+  void logCdfBoth(double c, double& underP, double& underQ) const;
   double logSf(double c, bool underP) const;
   // log of the mass of [a, b), computed on the side of the distribution that keeps its digits.
   double logMass(double a, double b, bool underP) const;
@@ -42,10 +44,14 @@ class ShuffleMaxStatistic {
   double lowerEnd() const { return m_lowerEnd; }
   double upperEnd() const { return m_upperEnd; }
   double sigma() const { return m_sigma; }
+  double visibleSteps() const { return m_visible; }
+  std::int64_t stepsPerEpoch() const { return m_stepsPerEpoch; }
 
  private:
+  double logCdfAt(double c, double z, double logPhiZ, bool underP) const;
   double m_sigma;
   double m_visible;
+  std::int64_t m_stepsPerEpoch;
   double m_logVisibleShare;  // log(r/T)
   double m_logHiddenShare;   // log(1 − r/T), −∞ for a whole pass
   double m_lowerEnd = 0.0, m_upperEnd = 0.0;

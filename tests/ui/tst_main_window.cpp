@@ -191,6 +191,52 @@ class TestMainWindow : public QObject {
     for (ChartPanel* chart : w.charts()->all()) QVERIFY(!chart->draftDrawing());
   }
 
+  // A draft is coarse only in its curves' x grid: the table it shows is the settled table, and
+  // once the values rest the full curves replace it (and the charts turn smooth).
+  void draftsAreCoarseCurvesAndTheSettledViewIsFull() {
+    MainWindow w(m_settings.get());
+    QSignalSpy spy(&w, &MainWindow::analyticsApplied);
+    w.show();
+    QVERIFY(spy.wait(10000));
+    w.analyticsJob()->waitForIdle();
+    QTest::qWait(400);
+    std::vector<std::shared_ptr<const AnalyticsSnapshot>> shown;
+    connect(&w, &MainWindow::analyticsApplied, &w, [&] { shown.push_back(w.lastAnalytics()); });
+    w.model()->setKnob(Knob::kSigma, 1.3);
+    w.model()->setKnob(Knob::kSigma, 1.4);
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.empty() && shown.back()->params.sigma == 1.4 && !shown.back()->draft, 10000);
+    QVERIFY(!w.charts()->epsilon()->draftDrawing());
+    const auto draft = std::find_if(shown.begin(), shown.end(), [](const auto& s) { return s->draft; });
+    QVERIFY2(draft != shown.end(), "the second of two quick changes is computed as a draft");
+    const AnalyticsSnapshot& coarse = **draft;
+    const AnalyticsSnapshot& full = *shown.back();
+    QCOMPARE(coarse.params.sigma, 1.4);
+    QCOMPARE(coarse.accountants.size(), full.accountants.size());
+    for (std::size_t i = 0; i < full.accountants.size(); ++i) {
+      QCOMPARE(coarse.accountants[i].id, full.accountants[i].id);
+      QCOMPARE(coarse.accountants[i].epsilon.has_value(), full.accountants[i].epsilon.has_value());
+      if (full.accountants[i].epsilon) {
+        QCOMPARE(coarse.accountants[i].epsilon->epsilon, full.accountants[i].epsilon->epsilon);  // exact, not close
+      }
+    }
+    const auto curve = [](const AnalyticsSnapshot& s, const std::string& id) {
+      return *std::find_if(s.epsilonCurves.begin(), s.epsilonCurves.end(),
+                           [&](const PlotCurve& c) { return c.id == id; });
+    };
+    for (const std::string id : {"rdp", "heuristic-last-iterate"}) {
+      const PlotCurve a = curve(coarse, id);
+      const PlotCurve b = curve(full, id);
+      QVERIFY2(a.x.size() < b.x.size(), id.c_str());
+      // Every draft point is a value of the settled curve where their K meet.
+      for (std::size_t j = 0; j < a.x.size(); ++j) {
+        const auto at = std::find(b.x.begin(), b.x.end(), a.x[j]);
+        if (at != b.x.end()) QCOMPARE(a.y[j], b.y[static_cast<std::size_t>(at - b.x.begin())]);
+      }
+    }
+    QVERIFY(points(w.charts()->epsilon(), "rdp").size() >= kEpsilonCurvePoints * 3 / 4);
+    QVERIFY(points(w.charts()->tradeoff(), "fed:rdp").size() == kTradeoffPoints);
+  }
+
   // What is on screen, not only the series data: after a knob moves through its slider, the
   // pixels of the rdp curve (its colour, inside the plot area) move the way ε moves. The ε axis
   // is fixed so a position on screen is a value.

@@ -56,6 +56,7 @@ struct AnalyticsContext {
   EpsilonOptions atAlpha;  // the α knob alone
   bool epochsAxis = false;
   bool fixedAlpha = false;
+  bool draft = false;
 };
 
 PlotCurve curveFromValues(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
@@ -94,10 +95,9 @@ void summariseAccountants(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
   });
 }
 
-// The K values of the ε chart: log-spaced to ten times the run, and the run's own K.
-std::vector<double> stepsAxis(const core::Params& params) {
-  const CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(epsilonAxisMaxSteps(params)),
-                       kEpsilonCurvePoints, true};
+// The K values of the ε chart: `points` log-spaced to ten times the run, and the run's own K.
+std::vector<double> stepsAxis(const core::Params& params, int points) {
+  const CurveSpec spec{CurveVariable::kSteps, 1.0, static_cast<double>(epsilonAxisMaxSteps(params)), points, true};
   std::vector<double> ks = *curveAxis(spec);
   ks.push_back(static_cast<double>(params.K));
   std::sort(ks.begin(), ks.end());
@@ -109,9 +109,23 @@ std::vector<double> stepsAxis(const core::Params& params) {
 // info has a tooltip (the composition baseline the Langevin bound beats, the bounded-domain form
 // of the cyclic analysis, which reads D), dashed.
 void epsilonAlongSteps(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
-  const std::vector<double> ks = stepsAxis(ctx.params);
-  const std::vector<AccountantCurve> curves =
-      epsilonCurves(ctx.analytic, ctx.params, CurveVariable::kSteps, ks, ctx.fixedAlpha ? ctx.atAlpha : ctx.options);
+  const std::vector<double> dense = stepsAxis(ctx.params, ctx.draft ? kDraftEpsilonCurvePoints : kEpsilonCurvePoints);
+  const std::vector<double> sparse =
+      stepsAxis(ctx.params, ctx.draft ? kDraftSparseEpsilonCurvePoints : kSparseEpsilonCurvePoints);
+  const auto axisOf = [&](const Accountant* a) -> const std::vector<double>& {
+    return a->cheapPerPoint() ? dense : sparse;
+  };
+  std::vector<AccountantCurve> curves(ctx.analytic.size());
+  const EpsilonOptions& options = ctx.fixedAlpha ? ctx.atAlpha : ctx.options;
+  // The costly accountants first: their points spread over both threads while the cheap curves
+  // fill the gaps.
+  std::vector<std::size_t> order(ctx.analytic.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return !ctx.analytic[i]->cheapPerPoint(); });
+  core::parallelFor(std::size_t{0}, order.size(), [&](std::size_t j) {
+    const std::size_t i = order[j];
+    curves[i] = epsilonCurve(*ctx.analytic[i], ctx.params, CurveVariable::kSteps, axisOf(ctx.analytic[i]), options);
+  });
   const double toEpochs = static_cast<double>(ctx.params.m) / static_cast<double>(ctx.params.n);
   const auto axis = [&](double k) { return ctx.epochsAxis ? k * toEpochs : k; };
   s.currentX = axis(static_cast<double>(ctx.params.K));
@@ -119,7 +133,7 @@ void epsilonAlongSteps(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
   for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const AccountantSummary& row = s.accountants[i];
     const bool single = ctx.fixedAlpha && ctx.analytic[i]->hasRdp();
-    PlotCurve c = curveFromValues(ks, curves[i].epsilon, axis);
+    PlotCurve c = curveFromValues(axisOf(ctx.analytic[i]), curves[i].epsilon, axis);
     c.id = c.accountant = row.id;
     c.label =
         row.id + (row.bound == BoundKind::kEstimate ? " (estimate)" : "") + (single ? " (α = " + alpha + ")" : "");
@@ -133,6 +147,7 @@ void epsilonAlongSteps(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
       if (v.id.empty() || v.tooltip.empty()) continue;
       EpsilonOptions variantOptions = ctx.options;
       variantOptions.variant = v.id;
+      const std::vector<double>& ks = axisOf(a);
       PlotCurve c =
           curveFromValues(ks, epsilonCurve(*a, ctx.params, CurveVariable::kSteps, ks, variantOptions).epsilon, axis);
       c.id = std::string(a->id()) + ":" + v.id;
@@ -249,10 +264,10 @@ void renyiSlices(const AnalyticsContext& ctx, const std::vector<double>& grid, A
 
 }  // namespace
 
-AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis,
-                                   bool fixedAlpha) {
+AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conversion, bool epochsAxis, bool fixedAlpha,
+                                   bool draft) {
   const auto start = std::chrono::steady_clock::now();
-  AnalyticsContext ctx{params, {}, {}, {}, epochsAxis, fixedAlpha};
+  AnalyticsContext ctx{params, {}, {}, {}, epochsAxis, fixedAlpha, draft};
   for (const Accountant* a : allAccountants()) {
     if (a->isAnalytic()) ctx.analytic.push_back(a);
   }
@@ -264,10 +279,11 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, Conversion conver
   s.conversion = conversion;
   s.epochsAxis = epochsAxis;
   s.fixedAlpha = fixedAlpha;
+  s.draft = draft;
   summariseAccountants(ctx, s);
   epsilonAlongSteps(ctx, s);
   rdpProfiles(ctx, s);
-  const std::vector<double> grid = defaultTypeOneGrid(kTradeoffPoints);
+  const std::vector<double> grid = defaultTypeOneGrid(draft ? kDraftTradeoffPoints : kTradeoffPoints);
   tradeoffPlane(ctx, grid, s);
   renyiSlices(ctx, grid, s);
   s.computeMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -58,15 +58,26 @@ struct AnalyticsSnapshot {
   double currentX = 0.0;  // K or epochs of the run
   std::vector<PlotCurve> rdpCurves;
   std::vector<PlotCurve> tradeoffCurves;
+  bool draft = false;  // computed on the draft axes (kDraft…Points)
   double computeMilliseconds = 0.0;
 };
 
-// Points per ε-vs-K curve and per trade-off curve.
+// Points per ε-vs-K curve and per trade-off curve. An accountant whose ε is a root search of its
+// own (AccountantInfo::cheapPerPoint false) gets the sparse count: its curve is smooth at that
+// density, and 300 root searches would cost a slider move several frames.
 inline constexpr int kEpsilonCurvePoints = 300;
+inline constexpr int kSparseEpsilonCurvePoints = 60;
 inline constexpr int kTradeoffPoints = 300;
+// A draft (a slider being dragged: values stream in faster than a frame) computes every curve on
+// a coarser axis; each point is still the exact value at its x. The settled view recomputes at
+// full density.
+inline constexpr int kDraftEpsilonCurvePoints = 60;
+inline constexpr int kDraftSparseEpsilonCurvePoints = 16;
+inline constexpr int kDraftTradeoffPoints = 80;
 
+// `draft`: the coarse axes of a slider drag (the table's values are exact either way).
 AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion, bool epochsAxis,
-                                   bool fixedAlpha = false);
+                                   bool fixedAlpha = false, bool draft = false);
 
 // The ε the accountant table shows in its rdp row (the DP-SGD baseline): the trainer's default
 // calibration target. Nullopt when rdp has no answer for these knobs.

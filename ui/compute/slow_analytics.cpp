@@ -10,6 +10,7 @@
 #include "accounting/stepsize_chart.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
+#include "common/parallel.h"
 
 namespace dpx::ui {
 
@@ -104,14 +105,20 @@ bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps
                       ? violationsText(row.violations)
                       : "a lower bound for shuffled batches: the true ε of a shuffled pipeline is at least this";
   const double toEpochs = static_cast<double>(s.params.m) / static_cast<double>(s.params.n);
-  for (std::int64_t k : steps) {
+  // Each K composes its own passes on its own grid: the points share out over the threads.
+  std::vector<std::optional<double>> values(steps.size());
+  core::parallelFor(std::size_t{0}, steps.size(), [&](std::size_t i) {
+    if (cancel) return;
     core::Params p = s.params;
-    p.K = k;
-    auto e = shuffle->epsilon(p, options);
-    if (cancel) return false;
-    if (!e) continue;
-    curve.x.push_back(s.epochsAxis ? static_cast<double>(k) * toEpochs : static_cast<double>(k));
-    curve.y.push_back(e->epsilon);
+    p.K = steps[i];
+    if (auto e = shuffle->epsilon(p, options)) values[i] = e->epsilon;
+  });
+  if (cancel) return false;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!values[i]) continue;
+    const auto k = static_cast<double>(steps[i]);
+    curve.x.push_back(s.epochsAxis ? k * toEpochs : k);
+    curve.y.push_back(*values[i]);
   }
   if (row.epsilon && s.epsilon) {
     const std::string lower = core::formatNumber(row.epsilon->epsilon, 4);
