@@ -197,6 +197,12 @@ DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<d
   prepare();
 }
 
+DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
+                         double deltaSlack, double lossOffset)
+    : DiscretePld(interval, firstIndex, std::move(masses), infinityMass, deltaSlack) {
+  m_lossOffset = lossOffset;
+}
+
 void DiscretePld::prepare() {
   const std::size_t n = m_masses.size();
   m_suffix.assign(n + 1, 0.0);
@@ -211,7 +217,7 @@ void DiscretePld::prepare() {
 double DiscretePld::delta(double epsilon) const {
   const std::size_t n = m_masses.size();
   // First index j with ℓ_j > ε.
-  const double position = epsilon / m_interval - static_cast<double>(m_firstIndex);
+  const double position = (epsilon - m_lossOffset) / m_interval - static_cast<double>(m_firstIndex);
   std::size_t j;
   if (position < 0.0) {
     j = 0;
@@ -263,10 +269,14 @@ void DiscretePld::dropNegativeLosses() {
   if (m_firstIndex >= 0 || m_masses.empty()) return;
   const auto drop =
       static_cast<std::size_t>(std::min<std::int64_t>(-m_firstIndex, static_cast<std::int64_t>(m_masses.size())));
-  m_masses.erase(m_masses.begin(), m_masses.begin() + static_cast<std::ptrdiff_t>(drop));
+  // Suffix sums from `drop` on do not depend on what is below: sliced, not recomputed.
+  auto tail = [drop](std::vector<double>& v) {
+    v = std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(drop), v.end());
+  };
+  tail(m_masses);
+  tail(m_suffix);
+  tail(m_tilted);
   m_firstIndex += static_cast<std::int64_t>(drop);
-  m_masses.shrink_to_fit();
-  prepare();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,7 +415,8 @@ DiscretePld reversed(const DiscretePld& pld) {
     total += q[n - 1 - i];
   }
   const std::int64_t first = -(pld.firstIndex() + static_cast<std::int64_t>(n) - 1);
-  return DiscretePld(pld.interval(), first, std::move(q), std::clamp(1.0 - total, 0.0, 1.0), pld.deltaSlack());
+  return DiscretePld(pld.interval(), first, std::move(q), std::clamp(1.0 - total, 0.0, 1.0), pld.deltaSlack(),
+                     -pld.lossOffset());
 }
 
 Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, std::span<const double> typeOne) {
@@ -519,6 +530,16 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     return w[static_cast<std::size_t>(std::clamp(index, grid.lo, grid.hi) - grid.lo)];
   };
   double slack = 0.0;  // mass placed above its true loss (only at the truncated bottom)
+  // Bins aggregate to grid losses c + gΔ. With c = 0 and a smallest loss ℓ_min > −Δ (the remove
+  // direction once Δ ≥ −log(1 − q)), the first bin would have to average to 0, which only the
+  // whole line does: every step would be quantised to loss 0 and the bound would say ε = 0. The
+  // grid is then shifted to start just above ℓ_min, at the loss of a bin holding a fraction
+  // 10⁻⁶ of the subsampled component's mass per unit of the base one (e^c = 1 − q + 10⁻⁶q).
+  double c = 0.0;
+  if (std::isfinite(pair.lossMin()) && pair.lossMin() > -interval) {
+    const double q = -std::expm1(pair.lossMin());
+    c = std::log1p(-q * (1.0 - 1e-6));
+  }
 
   // Bottom bin (−∞, a): its aggregate loss may lie below the grid; placing it at ε_lo can only
   // raise losses, so its mass is charged as slack.
@@ -536,13 +557,13 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     if ((++iterations & 1023) == 0 && control.cancelled()) return cancelledStatus();
     const double la = pair.loss(a);
     // The next grid point strictly above the loss at a.
-    const std::int64_t g = static_cast<std::int64_t>(std::floor(la / interval)) + 1;
-    const double target = static_cast<double>(g) * interval;
+    const std::int64_t g = static_cast<std::int64_t>(std::floor((la - c) / interval)) + 1;
+    const double target = c + static_cast<double>(g) * interval;
     // If the whole remaining tail cannot average up to the target, it is the last bin.
     const double tailLoss = tailQ > 0.0 ? std::log(tailP / tailQ) : kInf;
     if (!(tailLoss > target) || target >= pair.lossMax()) {
       const double l = std::min(tailLoss, pair.lossMax());
-      slot(static_cast<std::int64_t>(std::floor(l / interval))) += tailP;
+      slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += tailP;
       break;
     }
     const BinEdge edge = binEdge(pair, a, la, target, tailP, tailQ);
@@ -552,7 +573,7 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     tailQ = edge.sfQ;
   }
   // The sliver above the truncation point (P-mass ≤ τ) is dropped: as if its loss were −∞.
-  return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack);
+  return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack, c);
 }
 
 }  // namespace
@@ -585,7 +606,8 @@ class MomentBound {
     for (std::size_t i = 0; i < m.size(); ++i) {
       if (m[i] <= 0.0) continue;
       positive.push_back(m[i]);
-      loss.push_back(pld.loss(i));
+      // Grid index times Δ, without a step's loss offset: the window is found in index space.
+      loss.push_back(static_cast<double>(pld.firstIndex() + static_cast<std::int64_t>(i)) * pld.interval());
     }
     m_loss = Eigen::Map<Eigen::ArrayXd>(loss.data(), static_cast<Eigen::Index>(loss.size()));
     const Eigen::ArrayXd mass = Eigen::Map<Eigen::ArrayXd>(positive.data(), static_cast<Eigen::Index>(positive.size()));
@@ -748,12 +770,12 @@ Result<CompositionPlan> planComposition(std::span<const Segment> segments, doubl
 
 // ---- Real FFTs of one size: n real points ↔ n/2 + 1 complex, the inverse unscaled.
 //
-// FFTW's planner costs far more than the transforms of a PLD below ~10⁵ points (≈ 2 ms for the
+// FFTW's planner costs more than all the transforms of a run below ~10⁵ points (≈ 2 ms for the
 // first plan of a process, then ~50 ns a point to make twiddles, even with FFTW_ESTIMATE), so
 // small transforms use Eigen's kissfft, whose set-up is a table of n/4 twiddles; large ones use
 // FFTW, planned once per size and process and executed on any thread (new-array execution is
 // thread-safe).
-constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 16;
+constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 17;
 
 // Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
 // 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
@@ -937,12 +959,14 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   ComplexBuffer spectrum = complexBuffer(half);
   ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
   std::int64_t offset = 0;
+  double lossOffset = 0.0;  // Σ count·(a step's loss offset), ≤ 0
   for (std::size_t si = 0; si < segments.size(); ++si) {
     const Segment& s = segments[si];
     const auto& m = s.pld->masses();
     std::copy(m.begin(), m.end(), real.get());
     std::fill(real.get() + m.size(), real.get() + n, 0.0);
     offset += s.count * s.pld->firstIndex();
+    lossOffset += static_cast<double>(s.count) * s.pld->lossOffset();
     transform.forward(real.get(), spectrum.get());
     if (control.cancelled()) return cancelledStatus();
     std::complex<double>* target = product ? product.get() : spectrum.get();
@@ -969,8 +993,11 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
   }
+  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
+  // loss by less than Δ once, which keeps the composition optimistic.
+  const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
   control.report(1.0);
-  return DiscretePld(plan.range.interval, plan.window.lo, std::move(masses), std::min(1.0, infinity), slack);
+  return DiscretePld(plan.range.interval, plan.window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
 }
 
 }  // namespace
