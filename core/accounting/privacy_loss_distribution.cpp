@@ -1,17 +1,18 @@
 #include "accounting/privacy_loss_distribution.h"
 
+#include <fftw3.h>
+#include <tbb/blocked_range.h>
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
-
-#define EIGEN_FFTW_DEFAULT
-#include <fftw3.h>
-#include <tbb/blocked_range.h>
-
+#include <thread>
 #include <unsupported/Eigen/FFT>
 
 #include "common/format.h"
@@ -44,21 +45,6 @@ void initialiseFftw() {
     fftw_init_threads();
     fftw_make_planner_thread_safe();
   });
-}
-
-// Smallest n ≥ minimum of the form 2^a 3^b 5^c 7^d (FFTW is fastest on smooth sizes).
-std::size_t smoothSize(std::size_t minimum) {
-  std::size_t best = std::numeric_limits<std::size_t>::max();
-  for (std::size_t p2 = 1; p2 < 2 * minimum + 2; p2 *= 2) {
-    for (std::size_t p3 = p2; p3 < 2 * minimum + 2; p3 *= 3) {
-      for (std::size_t p5 = p3; p5 < 2 * minimum + 2; p5 *= 5) {
-        for (std::size_t p7 = p5; p7 < 2 * minimum + 2; p7 *= 7) {
-          if (p7 >= minimum && p7 < best) best = p7;
-        }
-      }
-    }
-  }
-  return std::max<std::size_t>(best, 2);
 }
 
 // z^k by squaring, with plain arithmetic (std::complex's operator* checks for NaN/∞ per C
@@ -144,6 +130,24 @@ double SubsampledGaussianPair::mixturePdf(double x, double weight, double shift)
   return value * kInvSqrt2Pi / m_sigma;
 }
 
+void SubsampledGaussianPair::survival(double x, double& p, double& q) const {
+  const double base = normalCdf(-x / m_sigma);
+  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * normalCdf((m_pShift - x) / m_sigma);
+  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * normalCdf((m_qShift - x) / m_sigma);
+}
+
+void SubsampledGaussianPair::density(double x, double& p, double& q) const {
+  const double z0 = x / m_sigma;
+  const double base = std::exp(-0.5 * z0 * z0);
+  auto mixture = [&](double weight, double shift) {
+    if (weight == 0.0) return base * kInvSqrt2Pi / m_sigma;
+    const double z1 = (x - shift) / m_sigma;
+    return ((1.0 - weight) * base + weight * std::exp(-0.5 * z1 * z1)) * kInvSqrt2Pi / m_sigma;
+  };
+  p = mixture(m_pWeight, m_pShift);
+  q = mixture(m_qWeight, m_qShift);
+}
+
 double SubsampledGaussianPair::cdfP(double x) const { return mixtureCdf(x, m_pWeight, m_pShift); }
 double SubsampledGaussianPair::sfP(double x) const { return mixtureSf(x, m_pWeight, m_pShift); }
 double SubsampledGaussianPair::cdfQ(double x) const { return mixtureCdf(x, m_qWeight, m_qShift); }
@@ -163,7 +167,10 @@ double SubsampledGaussianPair::hockeyStick(double epsilon) const {
   if (epsilon <= m_lossMin) return -std::expm1(epsilon);  // every outcome has loss > ε
   if (epsilon >= m_lossMax) return 0.0;
   const double x = inverseLoss(epsilon);
-  return std::max(0.0, sfP(x) - std::exp(epsilon) * sfQ(x));
+  double p = 0.0;
+  double q = 0.0;
+  survival(x, p, q);
+  return std::max(0.0, p - std::exp(epsilon) * q);
 }
 
 double SubsampledGaussianPair::upperTail(double tau) const {
@@ -190,6 +197,12 @@ DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<d
   prepare();
 }
 
+DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
+                         double deltaSlack, double lossOffset)
+    : DiscretePld(interval, firstIndex, std::move(masses), infinityMass, deltaSlack) {
+  m_lossOffset = lossOffset;
+}
+
 void DiscretePld::prepare() {
   const std::size_t n = m_masses.size();
   m_suffix.assign(n + 1, 0.0);
@@ -204,7 +217,7 @@ void DiscretePld::prepare() {
 double DiscretePld::delta(double epsilon) const {
   const std::size_t n = m_masses.size();
   // First index j with ℓ_j > ε.
-  const double position = epsilon / m_interval - static_cast<double>(m_firstIndex);
+  const double position = (epsilon - m_lossOffset) / m_interval - static_cast<double>(m_firstIndex);
   std::size_t j;
   if (position < 0.0) {
     j = 0;
@@ -256,10 +269,14 @@ void DiscretePld::dropNegativeLosses() {
   if (m_firstIndex >= 0 || m_masses.empty()) return;
   const auto drop =
       static_cast<std::size_t>(std::min<std::int64_t>(-m_firstIndex, static_cast<std::int64_t>(m_masses.size())));
-  m_masses.erase(m_masses.begin(), m_masses.begin() + static_cast<std::ptrdiff_t>(drop));
+  // Suffix sums from `drop` on do not depend on what is below: sliced, not recomputed.
+  auto tail = [drop](std::vector<double>& v) {
+    v = std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(drop), v.end());
+  };
+  tail(m_masses);
+  tail(m_suffix);
+  tail(m_tilted);
   m_firstIndex += static_cast<std::int64_t>(drop);
-  m_masses.shrink_to_fit();
-  prepare();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,7 +415,8 @@ DiscretePld reversed(const DiscretePld& pld) {
     total += q[n - 1 - i];
   }
   const std::int64_t first = -(pld.firstIndex() + static_cast<std::int64_t>(n) - 1);
-  return DiscretePld(pld.interval(), first, std::move(q), std::clamp(1.0 - total, 0.0, 1.0), pld.deltaSlack());
+  return DiscretePld(pld.interval(), first, std::move(q), std::clamp(1.0 - total, 0.0, 1.0), pld.deltaSlack(),
+                     -pld.lossOffset());
 }
 
 Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, std::span<const double> typeOne) {
@@ -484,15 +502,17 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, double a, double la, double 
   double sfPb = 0.0;
   double sfQb = 0.0;
   for (int it = 0; it < 80; ++it) {
-    sfPb = pair.sfP(b);
-    sfQb = pair.sfQ(b);
+    pair.survival(b, sfPb, sfQb);
     const double value = (tailP - sfPb) - eg * (tailQ - sfQb);
     if (value > 0.0) {
       hi = b;
     } else {
       lo = b;
     }
-    const double slope = pair.pdfP(b) - eg * pair.pdfQ(b);
+    double pdfPb = 0.0;
+    double pdfQb = 0.0;
+    pair.density(b, pdfPb, pdfQb);
+    const double slope = pdfPb - eg * pdfQb;
     double next = slope > 0.0 ? b - value / slope : kInf;
     if (!(next > lo && next < hi)) next = std::isfinite(hi) ? 0.5 * (lo + hi) : lo + 2.0 * (lo - a) + 1e-12;
     const double scale = std::max(1.0, std::fabs(b));
@@ -510,6 +530,16 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     return w[static_cast<std::size_t>(std::clamp(index, grid.lo, grid.hi) - grid.lo)];
   };
   double slack = 0.0;  // mass placed above its true loss (only at the truncated bottom)
+  // Bins aggregate to grid losses c + gΔ. With c = 0 and a smallest loss ℓ_min > −Δ (the remove
+  // direction once Δ ≥ −log(1 − q)), the first bin would have to average to 0, which only the
+  // whole line does: every step would be quantised to loss 0 and the bound would say ε = 0. The
+  // grid is then shifted to start just above ℓ_min, at the loss of a bin holding a fraction
+  // 10⁻⁶ of the subsampled component's mass per unit of the base one (e^c = 1 − q + 10⁻⁶q).
+  double c = 0.0;
+  if (std::isfinite(pair.lossMin()) && pair.lossMin() > -interval) {
+    const double q = -std::expm1(pair.lossMin());
+    c = std::log1p(-q * (1.0 - 1e-6));
+  }
 
   // Bottom bin (−∞, a): its aggregate loss may lie below the grid; placing it at ε_lo can only
   // raise losses, so its mass is charged as slack.
@@ -527,13 +557,13 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     if ((++iterations & 1023) == 0 && control.cancelled()) return cancelledStatus();
     const double la = pair.loss(a);
     // The next grid point strictly above the loss at a.
-    const std::int64_t g = static_cast<std::int64_t>(std::floor(la / interval)) + 1;
-    const double target = static_cast<double>(g) * interval;
+    const std::int64_t g = static_cast<std::int64_t>(std::floor((la - c) / interval)) + 1;
+    const double target = c + static_cast<double>(g) * interval;
     // If the whole remaining tail cannot average up to the target, it is the last bin.
     const double tailLoss = tailQ > 0.0 ? std::log(tailP / tailQ) : kInf;
     if (!(tailLoss > target) || target >= pair.lossMax()) {
       const double l = std::min(tailLoss, pair.lossMax());
-      slot(static_cast<std::int64_t>(std::floor(l / interval))) += tailP;
+      slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += tailP;
       break;
     }
     const BinEdge edge = binEdge(pair, a, la, target, tailP, tailQ);
@@ -543,7 +573,7 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     tailQ = edge.sfQ;
   }
   // The sliver above the truncation point (P-mass ≤ τ) is dropped: as if its loss were −∞.
-  return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack);
+  return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack, c);
 }
 
 }  // namespace
@@ -563,21 +593,25 @@ Result<DiscretePld> discretise(const SubsampledGaussianPair& pair, double interv
 
 namespace {
 
-// log Σ_i ω_i e^{λℓ_i} of a PLD's finite part, exact (a pooled bound would shift every step's
-// loss by the pool width and, over K steps, widen the window K-fold).
+// log Σ_i ω_i e^{λℓ_i} of a PLD's finite part and its first two derivatives in λ, exact (a
+// pooled bound would shift every step's loss by the pool width and, over K steps, widen the
+// window K-fold).
 class MomentBound {
  public:
   explicit MomentBound(const DiscretePld& pld) {
     const auto& m = pld.masses();
-    std::vector<double> logMass, loss;
+    std::vector<double> positive, loss;
+    positive.reserve(m.size());
+    loss.reserve(m.size());
     for (std::size_t i = 0; i < m.size(); ++i) {
       if (m[i] <= 0.0) continue;
-      logMass.push_back(std::log(m[i]));
-      loss.push_back(pld.loss(i));
+      positive.push_back(m[i]);
+      // Grid index times Δ, without a step's loss offset: the window is found in index space.
+      loss.push_back(static_cast<double>(pld.firstIndex() + static_cast<std::int64_t>(i)) * pld.interval());
     }
-    m_logMass = Eigen::Map<Eigen::ArrayXd>(logMass.data(), static_cast<Eigen::Index>(logMass.size()));
     m_loss = Eigen::Map<Eigen::ArrayXd>(loss.data(), static_cast<Eigen::Index>(loss.size()));
-    const Eigen::ArrayXd mass = m_logMass.exp();
+    const Eigen::ArrayXd mass = Eigen::Map<Eigen::ArrayXd>(positive.data(), static_cast<Eigen::Index>(positive.size()));
+    m_logMass = mass.log();
     const double total = mass.sum();
     if (total > 0.0) {
       const double mean = (mass * m_loss).sum() / total;
@@ -585,11 +619,24 @@ class MomentBound {
     }
   }
   double variance() const { return m_variance; }
-  double logMoment(double lambda) const {
-    if (m_logMass.size() == 0) return -kInf;
+  struct Moments {
+    double value = -kInf;  // log M(λ)
+    double slope = 0.0;    // d/dλ: the mean loss under the tilted masses
+    double curvature = 0.0;
+  };
+  Moments at(double lambda) const {
+    Moments out;
+    if (m_logMass.size() == 0) return out;
     const Eigen::ArrayXd terms = m_logMass + lambda * m_loss;
     const double hi = terms.maxCoeff();
-    return hi + std::log((terms - hi).exp().sum());
+    const Eigen::ArrayXd w = (terms - hi).exp();
+    const double s0 = w.sum();
+    const double s1 = (w * m_loss).sum();
+    const double s2 = (w * m_loss.square()).sum();
+    out.value = hi + std::log(s0);
+    out.slope = s1 / s0;
+    out.curvature = std::max(0.0, s2 / s0 - out.slope * out.slope);
+    return out;
   }
 
  private:
@@ -598,65 +645,59 @@ class MomentBound {
 };
 
 // Chernoff: the composed finite mass above t is ≤ e^{−λt}·Π M_s(λ)^{c_s} for λ > 0, below t
-// for λ < 0. Every λ gives a valid threshold; a coarse grid then a golden-section refinement
-// in log λ finds a tight one for tail mass `tau`.
+// for λ < 0. Every λ gives a valid threshold; the tightest solves a monotone equation in λ,
+// found by safeguarded Newton steps in log|λ| (a handful of passes over the masses, where a
+// derivative-free search needs thirty).
 double chernoffThreshold(const std::vector<MomentBound>& bounds, std::span<const Segment> segments, double tau,
                          bool upper) {
   const double logTau = std::log(tau);
-  auto threshold = [&](double logLambda) {
-    const double lambda = upper ? std::exp(logLambda) : -std::exp(logLambda);
-    double logM = 0.0;
+  const double sign = upper ? 1.0 : -1.0;
+  // With λ = sign·μ, the threshold is sign·g(μ), g(μ) = (F(μ) − log τ)/μ, F = Σ c_s log M_s(λ);
+  // g is minimal where h(μ) = μF′(μ) − F(μ) + log τ, increasing (h′ = μF″ ≥ 0), crosses 0.
+  double best = kInf;
+  auto h = [&](double logMu) {
+    const double mu = std::exp(logMu);
+    double f = 0.0;
+    double slope = 0.0;
+    double curvature = 0.0;
     for (std::size_t s = 0; s < segments.size(); ++s) {
-      logM += static_cast<double>(segments[s].count) * bounds[s].logMoment(lambda);
+      const MomentBound::Moments m = bounds[s].at(sign * mu);
+      const double c = static_cast<double>(segments[s].count);
+      f += c * m.value;
+      slope += c * sign * m.slope;
+      curvature += c * m.curvature;
     }
-    const double t = (logM - logTau) / lambda;
-    if (!std::isfinite(t)) return upper ? kInf : -kInf;
-    return t;
+    const double g = (f - logTau) / mu;
+    if (std::isfinite(g)) best = std::min(best, g);
+    // h and its derivative in log μ.
+    return std::pair{mu * slope - f + logTau, mu * mu * curvature};
   };
-  // Minimise t (upper) or maximise it (lower) over log λ. The Gaussian approximation of the
-  // sum gives λ* ≈ √(2 log(1/τ)/Var); the search runs over [λ*/300, 30λ*] (and wider if needed).
-  auto objective = [&](double logLambda) { return upper ? threshold(logLambda) : -threshold(logLambda); };
   double variance = 0.0;
   for (std::size_t s = 0; s < segments.size(); ++s)
     variance += static_cast<double>(segments[s].count) * bounds[s].variance();
-  const double guess = variance > 0.0 ? std::log(std::sqrt(2.0 * -logTau / variance)) : 0.0;
-  const double lo = std::max(std::log(1e-8), guess - std::log(300.0));
-  const double hi = std::min(std::log(1e8), guess + std::log(30.0));
-  const int coarse = 12;
-  double bestX = lo;
-  double bestF = kInf;
-  for (int k = 0; k <= coarse; ++k) {
-    const double x = lo + (hi - lo) * k / coarse;
-    const double f = objective(x);
-    if (f < bestF) {
-      bestF = f;
-      bestX = x;
-    }
-  }
-  double a = std::max(lo, bestX - (hi - lo) / coarse);
-  double b = std::min(hi, bestX + (hi - lo) / coarse);
-  const double phi = 0.6180339887498949;
-  double c = b - phi * (b - a);
-  double d = a + phi * (b - a);
-  double fc = objective(c);
-  double fd = objective(d);
-  for (int it = 0; it < 14; ++it) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - phi * (b - a);
-      fc = objective(c);
+  // The Gaussian approximation of the sum gives μ* ≈ √(2 log(1/τ)/Var).
+  const double minLog = std::log(1e-8);
+  const double maxLog = std::log(1e8);
+  double x = std::clamp(variance > 0.0 ? std::log(std::sqrt(2.0 * -logTau / variance)) : 0.0, minLog, maxLog);
+  double lo = minLog;
+  double hi = maxLog;
+  for (int it = 0; it < 40; ++it) {
+    const auto [value, derivative] = h(x);
+    if (!std::isfinite(value)) break;
+    if (value < 0.0) {
+      lo = x;
     } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + phi * (b - a);
-      fd = objective(d);
+      hi = x;
     }
+    double next = derivative > 0.0 ? x - value / derivative : kInf;
+    // Outside the bracket (or flat): step towards the root by a factor e² at most, or bisect.
+    if (!(next > lo && next < hi))
+      next = value < 0.0 ? std::min(x + 2.0, 0.5 * (x + hi)) : std::max(x - 2.0, 0.5 * (lo + x));
+    if (std::fabs(next - x) < 1e-3 || hi - lo < 1e-3) break;
+    x = next;
   }
-  bestF = std::min({bestF, fc, fd});
-  return upper ? bestF : -bestF;
+  if (!std::isfinite(best)) return upper ? kInf : -kInf;
+  return sign * best;
 }
 
 // The range of the composed losses in grid steps, and log Π(1 − ω_∞)^{c}: the log of the
@@ -703,106 +744,241 @@ LossWindow composedWindow(std::span<const Segment> segments, const CompositionRa
   return {wLo, wHi};
 }
 
-// The transform size: smooth, and large enough for the window and for every step's grid.
-Result<std::size_t> transformSize(std::span<const Segment> segments, const LossWindow& window, double interval) {
+// A composition up to its transform: the range, the window kept and the fewest points a
+// transform needs (the window, and every step's grid).
+struct CompositionPlan {
+  CompositionRange range;
+  LossWindow window;
+  std::size_t points = 0;
+};
+
+Result<CompositionPlan> planComposition(std::span<const Segment> segments, double tau) {
+  CompositionPlan plan;
+  DPX_ASSIGN_OR_RETURN(plan.range, compositionRange(segments));
+  plan.window = composedWindow(segments, plan.range, tau);
+  if (plan.window.points() > kMaxComposedWindowPoints) {
+    return Status::invalidArgument("the composed loss window needs " + std::to_string(plan.window.points()) +
+                                   " grid points at discretisation " + formatNumber(plan.range.interval) +
+                                   " (at most " + std::to_string(kMaxComposedWindowPoints) +
+                                   "): choose a coarser discretisation");
+  }
   std::size_t baseMax = 0;
   for (const Segment& s : segments) baseMax = std::max(baseMax, s.pld->masses().size());
-  if (window.points() > kMaxComposedWindowPoints) {
-    return Status::invalidArgument("the composed loss window needs " + std::to_string(window.points()) +
-                                   " grid points at discretisation " + formatNumber(interval) +
-                                   ": choose a coarser discretisation");
+  plan.points = std::max<std::size_t>(static_cast<std::size_t>(plan.window.points()), baseMax);
+  return plan;
+}
+
+// ---- Real FFTs of one size: n real points ↔ n/2 + 1 complex, the inverse unscaled.
+//
+// FFTW's planner costs more than all the transforms of a run below ~10⁵ points (≈ 2 ms for the
+// first plan of a process, then ~50 ns a point to make twiddles, even with FFTW_ESTIMATE), so
+// small transforms use Eigen's kissfft, whose set-up is a table of n/4 twiddles; large ones use
+// FFTW, planned once per size and process and executed on any thread (new-array execution is
+// thread-safe).
+constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 17;
+
+// Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
+// 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
+std::size_t kissSize(std::size_t minimum) {
+  std::size_t best = std::numeric_limits<std::size_t>::max();
+  for (std::size_t p2 = 4; p2 < 2 * minimum + 8; p2 *= 2) {
+    for (std::size_t p3 = p2; p3 < 2 * minimum + 8; p3 *= 3) {
+      for (std::size_t p5 = p3; p5 < 2 * minimum + 8; p5 *= 5) {
+        if (p5 >= minimum && p5 < best) best = p5;
+      }
+    }
   }
-  return smoothSize(std::max<std::size_t>(static_cast<std::size_t>(window.points()), baseMax));
+  return best;
 }
 
-// A real-to-half-spectrum transform of size n. Plans are kept per thread and size: recomputing a
-// run after a slider move, or the other direction of the same run, often needs the same size,
-// and planning costs a transform.
-Eigen::FFT<double>& halfSpectrumTransform(std::size_t n) {
+// Smallest n ≥ minimum of the form 2^a or 3·2^a. FFTW_ESTIMATE's twiddles cost a sincos a point
+// on any size, but on other radices its planner also picks buffered generic solvers whose set-up
+// is several times that (1029000 = 2³·3·5³·7³: 180 ms against 20 ms at 2²⁰); these two forms
+// keep the transform within 1.5× of the window.
+std::size_t fftwSize(std::size_t minimum) {
+  std::size_t p = 4;
+  while (p < minimum) p *= 2;
+  return (p / 4) * 3 >= minimum ? (p / 4) * 3 : p;
+}
+
+std::size_t transformSize(std::size_t points) {
+  return points >= kFftwMinimumSize ? fftwSize(points) : kissSize(points);
+}
+
+struct FftwFree {
+  void operator()(void* p) const { fftw_free(p); }
+};
+using RealBuffer = std::unique_ptr<double[], FftwFree>;
+using ComplexBuffer = std::unique_ptr<std::complex<double>[], FftwFree>;
+
+RealBuffer realBuffer(std::size_t n) { return RealBuffer(fftw_alloc_real(n)); }
+ComplexBuffer complexBuffer(std::size_t n) {
+  return ComplexBuffer(reinterpret_cast<std::complex<double>*>(fftw_alloc_complex(n)));
+}
+
+struct FftwPlans {
+  fftw_plan forward = nullptr;
+  fftw_plan inverse = nullptr;
+};
+
+std::mutex& fftwMutex() {
+  static std::mutex m;
+  return m;
+}
+
+// The plans of size n with `threads` threads, made on first use. Kept for the process (a few
+// sizes: the GUI recomputes runs of the same size); beyond 8 sizes the oldest are dropped once
+// no transform uses them.
+std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
+  std::mutex& mutex = fftwMutex();  // constructed first, so it outlives the cache at exit
+  static std::list<std::pair<std::pair<std::size_t, int>, std::shared_ptr<const FftwPlans>>> cache;
+  std::shared_ptr<const FftwPlans> dropped;  // released after the lock: its deleter takes it
+  const std::lock_guard lock(mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (it->first == std::pair{n, threads}) {
+      cache.splice(cache.begin(), cache, it);
+      return cache.front().second;
+    }
+  }
   initialiseFftw();
-  fftw_plan_with_nthreads(n >= (1u << 16) ? 2 : 1);
-  thread_local std::map<std::size_t, Eigen::FFT<double>> transforms;
-  if (transforms.size() > 8) transforms.clear();
-  Eigen::FFT<double>& fft = transforms[n];
-  fft.SetFlag(Eigen::FFT<double>::HalfSpectrum);
-  return fft;
+  fftw_plan_with_nthreads(threads);
+  RealBuffer r = realBuffer(n);
+  ComplexBuffer c = complexBuffer(n / 2 + 1);
+  auto* cc = reinterpret_cast<fftw_complex*>(c.get());
+  const int size = static_cast<int>(n);
+  auto* plans = new FftwPlans{fftw_plan_dft_r2c_1d(size, r.get(), cc, FFTW_ESTIMATE),
+                              fftw_plan_dft_c2r_1d(size, cc, r.get(), FFTW_ESTIMATE)};
+  std::shared_ptr<const FftwPlans> shared(plans, [](const FftwPlans* p) {
+    const std::lock_guard destroyLock(fftwMutex());
+    fftw_destroy_plan(p->forward);
+    fftw_destroy_plan(p->inverse);
+    delete p;
+  });
+  cache.emplace_front(std::pair{n, threads}, shared);
+  if (cache.size() > 8) {
+    dropped = std::move(cache.back().second);
+    cache.pop_back();
+  }
+  return shared;
 }
 
-// product[k] ·= spectrum[k]^count for every frequency k, in parallel.
-void multiplyByPower(std::vector<std::complex<double>>& product, const std::vector<std::complex<double>>& spectrum,
-                     std::int64_t count) {
-  parallelFor(tbb::blocked_range<std::size_t>(0, product.size(), 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+using KissFft = Eigen::FFT<double, Eigen::internal::kissfft_impl<double>>;
+
+// Per thread: kissfft keeps scratch buffers in the object.
+KissFft& kissTransform(std::size_t n) {
+  thread_local std::map<std::size_t, KissFft> transforms;
+  if (transforms.size() > 8) transforms.clear();
+  auto [it, inserted] = transforms.try_emplace(n);
+  if (inserted) {
+    it->second.SetFlag(KissFft::HalfSpectrum);
+    it->second.SetFlag(KissFft::Unscaled);
+  }
+  return it->second;
+}
+
+class RealTransform {
+ public:
+  RealTransform(std::size_t n, int threads) : m_n(n) {
+    if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
+  }
+  std::size_t size() const { return m_n; }
+  void forward(const double* in, std::complex<double>* out) const {
+    if (m_fftw) {
+      fftw_execute_dft_r2c(m_fftw->forward, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
+    } else {
+      kissTransform(m_n).fwd(out, in, static_cast<Eigen::Index>(m_n));
+    }
+  }
+  // Overwrites `in` (FFTW's complex-to-real transforms destroy their input).
+  void inverse(std::complex<double>* in, double* out) const {
+    if (m_fftw) {
+      fftw_execute_dft_c2r(m_fftw->inverse, reinterpret_cast<fftw_complex*>(in), out);
+    } else {
+      kissTransform(m_n).inv(out, in, static_cast<Eigen::Index>(m_n));
+    }
+  }
+
+ private:
+  std::size_t m_n;
+  std::shared_ptr<const FftwPlans> m_fftw;
+};
+
+// product[k] ·= spectrum[k]^count for every frequency k (product == spectrum: it becomes the
+// power), in parallel. |z|^count below 1e−300 contributes nothing a double can hold, and is most
+// high frequencies of a many-step composition: tested on |z|² without a logarithm.
+void multiplyByPower(std::complex<double>* product, const std::complex<double>* spectrum, std::size_t size,
+                     std::int64_t count, bool first) {
+  const double smallest = std::exp(-1380.0 / static_cast<double>(count));
+  parallelFor(tbb::blocked_range<std::size_t>(0, size, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t k = r.begin(); k != r.end(); ++k) {
       double re = spectrum[k].real();
       double im = spectrum[k].imag();
-      const double norm2 = re * re + im * im;
-      // |z|^c below 1e−300 contributes nothing a double can hold: most high
-      // frequencies of a many-step composition.
-      if (0.5 * static_cast<double>(count) * std::log(norm2) < -690.0) {
+      if (re * re + im * im < smallest || (!first && product[k] == 0.0)) {
         product[k] = 0.0;
         continue;
       }
       complexPower(re, im, count);
-      const double pr = product[k].real();
-      const double pi = product[k].imag();
-      product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
+      if (first) {
+        product[k] = std::complex<double>(re, im);
+      } else {
+        const double pr = product[k].real();
+        const double pi = product[k].imag();
+        product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
+      }
     }
   });
 }
 
-// The composition modulo n: absolute index k sits at position (k − offset) mod n of masses.
-struct CircularComposition {
-  std::vector<double> masses;
-  std::int64_t offset = 0;
-};
-
-Result<CircularComposition> composeCircular(std::span<const Segment> segments, std::size_t n,
-                                            const ComputeControl& control) {
-  Eigen::FFT<double>& fft = halfSpectrumTransform(n);
-  std::vector<std::complex<double>> product(n / 2 + 1, std::complex<double>(1.0, 0.0));
-  CircularComposition out;
-  out.masses.resize(n);
-  std::vector<std::complex<double>> spectrum;
-  for (std::size_t si = 0; si < segments.size(); ++si) {
-    const Segment& s = segments[si];
-    std::fill(out.masses.begin(), out.masses.end(), 0.0);
-    const auto& m = s.pld->masses();
-    for (std::size_t i = 0; i < m.size(); ++i) out.masses[i % n] += m[i];
-    out.offset += s.count * s.pld->firstIndex();
-    fft.fwd(spectrum, out.masses);
-    if (control.cancelled()) return cancelledStatus();
-    multiplyByPower(product, spectrum, s.count);
-    control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
-    if (control.cancelled()) return cancelledStatus();
-  }
-  fft.inv(out.masses, product, static_cast<Eigen::Index>(n));
-  if (control.cancelled()) return cancelledStatus();
-  return out;
-}
-
-std::vector<double> readWindow(const CircularComposition& circular, const LossWindow& window) {
+// The composed masses on the window (FFT round-off leaves ±1e−17·(largest mass) where the true
+// mass is 0, clamped), from the circular composition whose position p holds absolute index
+// offset + p (mod n), unscaled by n.
+std::vector<double> readWindow(const double* circular, std::size_t n, std::int64_t offset, const LossWindow& window) {
   std::vector<double> masses(static_cast<std::size_t>(window.points()));
-  const auto nn = static_cast<std::int64_t>(circular.masses.size());
-  for (std::int64_t k = window.lo; k <= window.hi; ++k) {
-    std::int64_t pos = (k - circular.offset) % nn;
-    if (pos < 0) pos += nn;
-    // FFT round-off leaves ±1e−17·(largest mass) where the true mass is 0.
-    masses[static_cast<std::size_t>(k - window.lo)] = std::max(0.0, circular.masses[static_cast<std::size_t>(pos)]);
+  const auto nn = static_cast<std::int64_t>(n);
+  const double scale = 1.0 / static_cast<double>(n);
+  std::int64_t pos = (window.lo - offset) % nn;
+  if (pos < 0) pos += nn;
+  std::size_t out = 0;
+  while (out < masses.size()) {
+    const std::size_t run = std::min(masses.size() - out, static_cast<std::size_t>(nn - pos));
+    for (std::size_t i = 0; i < run; ++i)
+      masses[out + i] = std::max(0.0, circular[pos + static_cast<std::int64_t>(i)] * scale);
+    out += run;
+    pos = 0;
   }
   return masses;
 }
 
-}  // namespace
-
-Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
-                            const ComputeControl& control, CompositionInfo* info) {
-  DPX_ASSIGN_OR_RETURN(const CompositionRange range, compositionRange(segments));
-  const LossWindow window = composedWindow(segments, range, tau);
-  DPX_ASSIGN_OR_RETURN(const std::size_t n, transformSize(segments, window, range.interval));
+// Composition of all segments on a transform of size transform.size() ≥ plan.points.
+Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate estimate, double tau,
+                                const CompositionPlan& plan, const RealTransform& transform,
+                                const ComputeControl& control, CompositionInfo* info) {
+  const std::size_t n = transform.size();
+  const std::size_t half = n / 2 + 1;
+  RealBuffer real = realBuffer(n);
+  ComplexBuffer spectrum = complexBuffer(half);
+  ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
+  std::int64_t offset = 0;
+  double lossOffset = 0.0;  // Σ count·(a step's loss offset), ≤ 0
+  for (std::size_t si = 0; si < segments.size(); ++si) {
+    const Segment& s = segments[si];
+    const auto& m = s.pld->masses();
+    std::copy(m.begin(), m.end(), real.get());
+    std::fill(real.get() + m.size(), real.get() + n, 0.0);
+    offset += s.count * s.pld->firstIndex();
+    lossOffset += static_cast<double>(s.count) * s.pld->lossOffset();
+    transform.forward(real.get(), spectrum.get());
+    if (control.cancelled()) return cancelledStatus();
+    std::complex<double>* target = product ? product.get() : spectrum.get();
+    multiplyByPower(target, spectrum.get(), half, s.count, si == 0);
+    control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
+    if (control.cancelled()) return cancelledStatus();
+  }
+  transform.inverse(product ? product.get() : spectrum.get(), real.get());
   if (control.cancelled()) return cancelledStatus();
-  DPX_ASSIGN_OR_RETURN(const CircularComposition circular, composeCircular(segments, n, control));
-  std::vector<double> masses = readWindow(circular, window);
-  double infinity = -std::expm1(range.logFinite);
+  std::vector<double> masses = readWindow(real.get(), n, offset, plan.window);
+  real.reset();
+  double infinity = -std::expm1(plan.range.logFinite);
   double slack = 0.0;
   if (estimate == Estimate::kPessimistic) {
     infinity += tau / 2;  // finite mass above the window, counted at +∞
@@ -814,11 +990,25 @@ Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate
   }
   if (info) {
     info->fftSize = n;
-    info->windowPoints = static_cast<std::size_t>(window.points());
+    info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
   }
+  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
+  // loss by less than Δ once, which keeps the composition optimistic.
+  const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
   control.report(1.0);
-  return DiscretePld(range.interval, window.lo, std::move(masses), std::min(1.0, infinity), slack);
+  return DiscretePld(plan.range.interval, plan.window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
+}
+
+}  // namespace
+
+Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
+                            const ComputeControl& control, CompositionInfo* info) {
+  DPX_ASSIGN_OR_RETURN(const CompositionPlan plan, planComposition(segments, tau));
+  if (control.cancelled()) return cancelledStatus();
+  const std::size_t n = transformSize(plan.points);
+  const RealTransform transform(n, n >= (std::size_t{1} << 18) ? 2 : 1);
+  return composeWith(segments, estimate, tau, plan, transform, control, info);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -844,6 +1034,57 @@ Result<double> ComposedRun::epsilonLower(double delta) const {
   return std::max(r, a);
 }
 
+namespace {
+
+// Progress of jobs running on several threads, reported as their mean and only from the thread
+// that started them: a caller's progress callback (a GUI's) need not be thread-safe.
+class JobProgress {
+ public:
+  JobProgress(const ComputeControl& control, std::size_t jobs)
+      : m_control(control), m_fractions(jobs), m_caller(std::this_thread::get_id()) {
+    for (auto& f : m_fractions) f.store(0.0, std::memory_order_relaxed);
+  }
+  ComputeControl job(std::size_t k) {
+    ComputeControl c;
+    c.cancel = m_control.cancel;
+    if (m_control.progress) c.progress = [this, k](double f) { update(k, f); };
+    return c;
+  }
+
+ private:
+  void update(std::size_t k, double fraction) {
+    m_fractions[k].store(fraction, std::memory_order_relaxed);
+    if (std::this_thread::get_id() != m_caller) return;
+    double sum = 0.0;
+    for (const auto& f : m_fractions) sum += f.load(std::memory_order_relaxed);
+    m_reported = std::max(m_reported, sum / static_cast<double>(m_fractions.size()));
+    m_control.report(m_reported);
+  }
+  const ComputeControl& m_control;
+  std::vector<std::atomic<double>> m_fractions;
+  std::thread::id m_caller;
+  double m_reported = 0.0;  // touched by the caller's thread only
+};
+
+// One composed PLD of a run: a direction and an estimate.
+struct RunJob {
+  Direction direction;
+  Estimate estimate;
+  std::vector<DiscretePld> bases;
+  std::vector<Segment> parts;
+  CompositionPlan plan;
+  Status status = Status::ok();
+  DiscretePld composed;
+  CompositionInfo info;
+};
+
+// Above this many transform points the jobs of a run are composed one after the other (each
+// transform on two threads), so at most one set of buffers is alive: the memory guards were
+// set for one.
+constexpr std::size_t kParallelJobsMaximumSize = std::size_t{1} << 22;
+
+}  // namespace
+
 Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
                                bool withOptimistic, const ComputeControl& control) {
   if (segments.empty()) return Status::invalidArgument("a run needs at least one segment");
@@ -855,37 +1096,78 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
     }
     if (s.count < 1) return Status::invalidArgument("steps K = " + std::to_string(s.count) + " must be ≥ 1");
   }
+  std::vector<RunJob> jobs;
+  for (Direction direction : {Direction::kRemove, Direction::kAdd}) {
+    jobs.push_back({direction, Estimate::kPessimistic, {}, {}, {}, Status::ok(), {}, {}});
+    if (withOptimistic) jobs.push_back({direction, Estimate::kOptimistic, {}, {}, {}, Status::ok(), {}, {}});
+  }
+  JobProgress progress(control, jobs.size());
+  std::vector<ComputeControl> controls;
+  for (std::size_t k = 0; k < jobs.size(); ++k) controls.push_back(progress.job(k));
+
+  // The jobs are independent: discretise and plan them side by side (the optimistic
+  // quantisation is a sequential root-finding sweep, the longest part of a small run).
+  parallelFor(std::size_t{0}, jobs.size(), [&](std::size_t k) {
+    RunJob& job = jobs[k];
+    ComputeControl sub = controls[k];
+    sub.progress = nullptr;  // reported by the composition
+    job.bases.reserve(segments.size());
+    for (const GaussianSegment& s : segments) {
+      Result<DiscretePld> base = discretise(SubsampledGaussianPair(s.q, s.sigma, job.direction), interval, job.estimate,
+                                            tau / static_cast<double>(4 * s.count), sub);
+      if (!base) {
+        job.status = base.status();
+        return;
+      }
+      job.bases.push_back(std::move(*base));
+    }
+    for (std::size_t i = 0; i < segments.size(); ++i) job.parts.push_back({&job.bases[i], segments[i].count});
+    Result<CompositionPlan> plan = planComposition(job.parts, tau);
+    if (!plan) {
+      job.status = plan.status();
+      return;
+    }
+    job.plan = *plan;
+  });
+  for (const RunJob& job : jobs) DPX_RETURN_IF_ERROR(job.status);
+  if (control.cancelled()) return cancelledStatus();
+
+  // One transform size for every job, so a large run plans FFTW once.
+  std::size_t points = 0;
+  for (const RunJob& job : jobs) points = std::max(points, job.plan.points);
+  const std::size_t n = transformSize(points);
+  const bool sideBySide = n <= kParallelJobsMaximumSize;
+  const RealTransform transform(n, sideBySide ? 1 : 2);
+  auto composeJob = [&](std::size_t k) {
+    RunJob& job = jobs[k];
+    Result<DiscretePld> composed =
+        composeWith(job.parts, job.estimate, tau, job.plan, transform, controls[k], &job.info);
+    if (composed) {
+      job.composed = std::move(*composed);
+    } else {
+      job.status = composed.status();
+    }
+  };
+  if (sideBySide) {
+    parallelFor(std::size_t{0}, jobs.size(), composeJob);
+  } else {
+    for (std::size_t k = 0; k < jobs.size(); ++k) composeJob(k);
+  }
+  for (const RunJob& job : jobs) DPX_RETURN_IF_ERROR(job.status);
+
   ComposedRun run;
   run.interval = interval;
   run.tau = tau;
-  const int estimates = withOptimistic ? 2 : 1;
-  const int jobs = 2 * estimates;
-  int done = 0;
-  for (Direction direction : {Direction::kRemove, Direction::kAdd}) {
-    for (int e = 0; e < estimates; ++e) {
-      const Estimate estimate = e == 0 ? Estimate::kPessimistic : Estimate::kOptimistic;
-      std::vector<DiscretePld> bases;
-      bases.reserve(segments.size());
-      for (const GaussianSegment& s : segments) {
-        DPX_ASSIGN_OR_RETURN(DiscretePld base, discretise(SubsampledGaussianPair(s.q, s.sigma, direction), interval,
-                                                          estimate, tau / static_cast<double>(4 * s.count), control));
-        bases.push_back(std::move(base));
-      }
-      std::vector<Segment> parts;
-      for (std::size_t i = 0; i < segments.size(); ++i) parts.push_back({&bases[i], segments[i].count});
-      ComputeControl sub = control;
-      sub.progress = [&](double f) { control.report((done + f) / jobs); };
-      CompositionInfo info;
-      DPX_ASSIGN_OR_RETURN(DiscretePld composed, compose(parts, estimate, tau, sub, &info));
-      if (direction == Direction::kRemove && e == 0) run.info = info;
-      (direction == Direction::kRemove ? run.remove : run.add)[e] = std::move(composed);
-      ++done;
-    }
+  run.info = jobs.front().info;
+  for (RunJob& job : jobs) {
+    (job.direction == Direction::kRemove ? run.remove : run.add)[job.estimate == Estimate::kPessimistic ? 0 : 1] =
+        std::move(job.composed);
   }
   if (!withOptimistic) {
     run.remove[1] = run.remove[0];
     run.add[1] = run.add[0];
   }
+  control.report(1.0);
   return run;
 }
 

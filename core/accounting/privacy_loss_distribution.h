@@ -48,6 +48,10 @@ class SubsampledGaussianPair {
   double sfQ(double x) const;
   double pdfP(double x) const;
   double pdfQ(double x) const;
+  // sfP and sfQ (pdfP and pdfQ) together: the two share the N(0, σ²) component, so one erfc
+  // (one exp) fewer; bit-identical to the separate calls.
+  void survival(double x, double& p, double& q) const;
+  void density(double x, double& p, double& q) const;
   // P-mass and Q-mass of [a, b), computed on the side of the median that keeps their digits.
   double massP(double a, double b) const;
   double massQ(double a, double b) const;
@@ -75,6 +79,11 @@ class DiscretePld {
   DiscretePld() = default;
   DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
               double deltaSlack = 0.0);
+  // The same on the shifted grid ε_i = lossOffset + iΔ, |lossOffset| < Δ: an optimistic
+  // step whose grid must start just above its smallest loss (see discretise). Composition rounds
+  // the composed offset down onto the grid ε_i = iΔ (losses lowered: still optimistic).
+  DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
+              double deltaSlack, double lossOffset);
 
   double interval() const { return m_interval; }
   std::int64_t firstIndex() const { return m_firstIndex; }
@@ -82,8 +91,9 @@ class DiscretePld {
   double infinityMass() const { return m_infinityMass; }
   // Subtracted from every δ: mass an optimistic construction could not place below its loss.
   double deltaSlack() const { return m_deltaSlack; }
+  double lossOffset() const { return m_lossOffset; }
   double loss(std::size_t i) const {
-    return static_cast<double>(m_firstIndex + static_cast<std::int64_t>(i)) * m_interval;
+    return m_lossOffset + static_cast<double>(m_firstIndex + static_cast<std::int64_t>(i)) * m_interval;
   }
 
   // δ(ε) = ω_∞ + Σ_{ℓ_i > ε} ω_i(1 − e^{ε−ℓ_i}) − slack, in [0, 1].
@@ -102,6 +112,7 @@ class DiscretePld {
   std::vector<double> m_masses;
   double m_infinityMass = 0.0;
   double m_deltaSlack = 0.0;
+  double m_lossOffset = 0.0;
   // suffix[j] = Σ_{i≥j} ω_i;  tilted[j] = Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}  (j = n: 0)
   std::vector<double> m_suffix;
   std::vector<double> m_tilted;

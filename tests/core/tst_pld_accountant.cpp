@@ -363,6 +363,67 @@ class TestPldAccountant : public QObject {
     QCOMPARE(r.status().code(), StatusCode::kCancelled);
   }
 
+  void coarseGridOptimisticStepIsNotDegenerate() {
+    // σ = 0.05, q = 256/60000, K = 10⁶: each step's loss is ≈ log(1 − q) without the example and
+    // ≈ 200 with it, so the automatic grid is coarse (Δ = 0.5 > −log(1 − q)). The optimistic
+    // quantisation on the unshifted grid put every step at loss 0 (bracket [0, ε]); shifted, the
+    // bracket is narrow, nested around the finer one at Δ = 0.1, and found in seconds.
+    Params p;
+    p.sigma = 0.05;
+    p.K = 1'000'000;
+    const auto start = std::chrono::steady_clock::now();
+    auto e = PldAccountant().epsilon(p);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QVERIFY2(e.isOk(), e.status().message().c_str());
+    QVERIFY2(seconds < 10.0, qPrintable(QString::number(seconds)));
+    QVERIFY(std::isfinite(*e->epsilonUpper) && std::isfinite(*e->epsilonLower));
+    QVERIFY(*e->epsilonLower > 0.99 * *e->epsilonUpper);
+    EpsilonOptions finer;
+    finer.exact.discretisation = 0.1;
+    auto f = PldAccountant().epsilon(p, finer);
+    QVERIFY2(f.isOk(), f.status().message().c_str());
+    QVERIFY(*e->epsilonLower <= *f->epsilonLower && *f->epsilonUpper <= *e->epsilonUpper);
+    QVERIFY(*f->epsilonLower <= *f->epsilonUpper);
+    // Below the RDP bound, as every tight answer.
+    QVERIFY(e->epsilon < RdpAccountant().epsilon(p)->epsilon);
+  }
+
+  void shiftedOptimisticStepStaysBelowTheTrueProfile() {
+    // Δ ≥ −log(1 − q): the optimistic step lives on a grid shifted just above its smallest loss,
+    // and stays a lower bound. (Here the components overlap, so the grid is still too coarse for
+    // the quantisation to say more than δ = 0: valid, not tight.)
+    const pld::SubsampledGaussianPair pair(0.01, 0.2, pld::Direction::kRemove);
+    auto lo = pld::discretise(pair, 0.05, pld::Estimate::kOptimistic, 1e-18);
+    QVERIFY(lo.isOk());
+    QVERIFY(lo->lossOffset() < 0.0 && lo->lossOffset() > -0.05);
+    for (double eps = 0.0; eps < 20.0; eps += 0.0137) {
+      QVERIFY2(lo->delta(eps) <= pair.hockeyStick(eps) + 1e-15, qPrintable(QString::number(eps)));
+    }
+  }
+
+  void runSharesOneTransformAndMatchesSeparateCompositions() {
+    // composeRun composes its four PLDs side by side on one transform size; each equals the
+    // composition of its step alone (its own size) up to FFT round-off, which the K-th power
+    // of the spectrum amplifies to ~1e−9 here (~1e−7 at K = 10⁶).
+    const pld::GaussianSegment segment{0.004, 1.0, 20000};
+    auto run = pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), 2e-4, 1e-20, true);
+    QVERIFY(run.isOk());
+    for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+      for (int e = 0; e < 2; ++e) {
+        const auto estimate = e == 0 ? pld::Estimate::kPessimistic : pld::Estimate::kOptimistic;
+        auto base = pld::discretise(pld::SubsampledGaussianPair(0.004, 1.0, direction), 2e-4, estimate, 1e-20 / 80000);
+        QVERIFY(base.isOk());
+        const pld::Segment s{&*base, 20000};
+        auto alone = pld::compose(std::span<const pld::Segment>(&s, 1), estimate, 1e-20);
+        QVERIFY(alone.isOk());
+        const pld::DiscretePld& inRun = (direction == pld::Direction::kRemove ? run->remove : run->add)[e];
+        DPX_COMPARE_REL(*inRun.epsilon(1e-5), *alone->epsilon(1e-5), 1e-7);
+        DPX_COMPARE_REL(inRun.delta(1.0), alone->delta(1.0), 1e-7);
+      }
+    }
+    QVERIFY(*run->epsilonLower(1e-5) <= *run->epsilonUpper(1e-5));
+  }
+
   void curvePointsFailOneByOne() {
     // A caller-fixed Δ too fine for the largest K: that point fails with the memory guard's
     // reason (it is not coarsened), the others are computed. q = 1, σ = 0.05: each step's loss
