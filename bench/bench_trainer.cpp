@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "training/dataset.h"
 #include "training/trainer.h"
@@ -43,8 +44,11 @@ std::shared_ptr<const TrainTestSplit> loadSplit(bool announce, int threads) {
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  const std::string only = argc > 2 ? argv[2] : "";
+  const double epochs = argc > 3 ? std::atof(argv[3]) : 3.0;
   bool first = true;
   for (Mechanism m : allMechanisms()) {
+    if (!only.empty() && only != mechanismId(m)) continue;
     std::fflush(stdout);
     if (fork() == 0) {
       auto split = loadSplit(first, threads);
@@ -54,7 +58,7 @@ int main(int argc, char** argv) {
       c.knobs.sigma = 1.0;
       c.knobs.eta = m == Mechanism::kDpSgld ? 0.5 : 2.0;
       c.knobs.lambda = 1e-4;
-      c.epochs = 3;
+      c.epochs = epochs;
       c.threads = threads;
       auto trainer = Trainer::create(c, split);
       if (!trainer) {
