@@ -228,9 +228,12 @@ GradientStats sumChunks(const GradientWorkspace& workspace, std::int64_t chunkCo
 
 }  // namespace
 
-GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
-                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
-                                 Eigen::VectorXf& out, std::vector<double>* perExampleNorms) {
+namespace {
+
+GradientStats gradientWithSideTasks(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                    std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                    Eigen::VectorXf& out, std::vector<double>* perExampleNorms,
+                                    std::size_t sideTaskCount, const std::function<void(std::size_t)>* sideTask) {
   out.setZero(static_cast<Eigen::Index>(model.parameters().size()));
   const auto total = static_cast<std::int64_t>(batch.size());
   const std::int64_t chunkCount = (total + kChunkRows - 1) / kChunkRows;
@@ -238,8 +241,13 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
     workspace.chunks.resize(static_cast<std::size_t>(chunkCount));
   if (perExampleNorms) perExampleNorms->assign(batch.size(), 0.0);
   const float clip = floatClipNorm(clipNorm);
-  parallelFor(tbb::blocked_range<std::int64_t>(0, chunkCount, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
+  const auto tasks = chunkCount + static_cast<std::int64_t>(sideTaskCount);
+  parallelFor(tbb::blocked_range<std::int64_t>(0, tasks, 1), [&](const tbb::blocked_range<std::int64_t>& r) {
     for (std::int64_t c = r.begin(); c != r.end(); ++c) {
+      if (c >= chunkCount) {
+        (*sideTask)(static_cast<std::size_t>(c - chunkCount));
+        continue;
+      }
       const std::int64_t begin = c * kChunkRows;
       const std::int64_t rows = std::min(kChunkRows, total - begin);
       chunkGradient(workspace.chunks[static_cast<std::size_t>(c)], model, data, squaredNorms,
@@ -248,6 +256,22 @@ GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data,
     }
   });
   return sumChunks(workspace, chunkCount, out);
+}
+
+}  // namespace
+
+GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                 Eigen::VectorXf& out, std::vector<double>* perExampleNorms) {
+  return gradientWithSideTasks(model, data, squaredNorms, batch, clipNorm, workspace, out, perExampleNorms, 0, nullptr);
+}
+
+GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                 Eigen::VectorXf& out, std::size_t sideTaskCount,
+                                 const std::function<void(std::size_t)>& sideTask) {
+  return gradientWithSideTasks(model, data, squaredNorms, batch, clipNorm, workspace, out, nullptr, sideTaskCount,
+                               &sideTask);
 }
 
 namespace {

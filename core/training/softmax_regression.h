@@ -12,6 +12,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -69,6 +70,14 @@ class GradientWorkspace {
 GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
                                  std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
                                  Eigen::VectorXf& out, std::vector<double>* perExampleNorms = nullptr);
+
+// As above, with `sideTaskCount` more tasks, sideTask(0) … sideTask(count − 1), run in the same
+// parallel loop as the batch's chunks: work of the step that does not depend on the gradient
+// (its noise) then costs no fork-join of its own and fills the threads' idle time.
+GradientStats clippedGradientSum(const SoftmaxModel& model, const Dataset& data, std::span<const float> squaredNorms,
+                                 std::span<const std::int64_t> batch, double clipNorm, GradientWorkspace& workspace,
+                                 Eigen::VectorXf& out, std::size_t sideTaskCount,
+                                 const std::function<void(std::size_t)>& sideTask);
 
 struct Evaluation {
   double accuracy = 0.0;
