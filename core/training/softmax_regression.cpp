@@ -321,36 +321,64 @@ void blockLogits(const SoftmaxModel& model, const Dataset& data, Eigen::Index be
 
 }  // namespace
 
-Evaluation evaluate(const SoftmaxModel& model, const Dataset& data) {
-  const Eigen::Index n = data.features.rows();
-  if (n == 0) return {};
-  const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
-  std::vector<double> correct(static_cast<std::size_t>(blocks), 0.0);
-  std::vector<double> loss(static_cast<std::size_t>(blocks), 0.0);
-  forEachBlock(data, [&](Eigen::Index b, Eigen::Index begin, Eigen::Index rows) {
-    thread_local BlockLogits z;
-    blockLogits(model, data, begin, rows, z);
-    double hits = 0.0;
-    double sum = 0.0;
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      Eigen::Index best = 0;
-      const float top = z.row(i).maxCoeff(&best);
-      const int label = data.labels[static_cast<std::size_t>(begin + i)];
-      if (best == label) hits += 1.0;
-      const double logSum = std::log((z.row(i).array() - top).exp().cast<double>().sum());
-      sum += logSum - static_cast<double>(z(i, label) - top);
-    }
-    correct[static_cast<std::size_t>(b)] = hits;
-    loss[static_cast<std::size_t>(b)] = sum;
-  });
-  Evaluation e;
-  for (Eigen::Index b = 0; b < blocks; ++b) {
-    e.accuracy += correct[static_cast<std::size_t>(b)];
-    e.meanLoss += loss[static_cast<std::size_t>(b)];
+namespace {
+
+// Hits and summed loss of `rows` consecutive records from `begin`.
+std::pair<double, double> blockHitsAndLoss(const SoftmaxModel& model, const Dataset& data, Eigen::Index begin,
+                                           Eigen::Index rows) {
+  thread_local BlockLogits z;
+  blockLogits(model, data, begin, rows, z);
+  double hits = 0.0;
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    Eigen::Index best = 0;
+    const float top = z.row(i).maxCoeff(&best);
+    const int label = data.labels[static_cast<std::size_t>(begin + i)];
+    if (best == label) hits += 1.0;
+    const double logSum = std::log((z.row(i).array() - top).exp().cast<double>().sum());
+    sum += logSum - static_cast<double>(z(i, label) - top);
   }
-  e.accuracy /= static_cast<double>(n);
-  e.meanLoss /= static_cast<double>(n);
-  return e;
+  return {hits, sum};
+}
+
+}  // namespace
+
+std::vector<Evaluation> evaluate(const SoftmaxModel& model, std::span<const Dataset* const> sets) {
+  // The blocks of every set in one parallel loop: one fork-join, and no core idles at the end of
+  // one set while the other still has blocks. Each set's blocks are summed in order afterwards,
+  // so the numbers are those of evaluating the sets one by one, whatever the threads.
+  std::vector<Eigen::Index> firstBlock(sets.size() + 1, 0);
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    firstBlock[s + 1] = firstBlock[s] + (sets[s]->features.rows() + kEvalBlock - 1) / kEvalBlock;
+  std::vector<std::pair<double, double>> blocks(static_cast<std::size_t>(firstBlock.back()));
+  parallelFor(tbb::blocked_range<Eigen::Index>(0, firstBlock.back(), 1),
+              [&](const tbb::blocked_range<Eigen::Index>& r) {
+                for (Eigen::Index b = r.begin(); b != r.end(); ++b) {
+                  const auto set = static_cast<std::size_t>(std::upper_bound(firstBlock.begin(), firstBlock.end(), b) -
+                                                            firstBlock.begin() - 1);
+                  const Dataset& data = *sets[set];
+                  const Eigen::Index begin = (b - firstBlock[set]) * kEvalBlock;
+                  blocks[static_cast<std::size_t>(b)] =
+                      blockHitsAndLoss(model, data, begin, std::min(kEvalBlock, data.features.rows() - begin));
+                }
+              });
+  std::vector<Evaluation> out(sets.size());
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const Eigen::Index n = sets[s]->features.rows();
+    if (n == 0) continue;
+    for (Eigen::Index b = firstBlock[s]; b < firstBlock[s + 1]; ++b) {
+      out[s].accuracy += blocks[static_cast<std::size_t>(b)].first;
+      out[s].meanLoss += blocks[static_cast<std::size_t>(b)].second;
+    }
+    out[s].accuracy /= static_cast<double>(n);
+    out[s].meanLoss /= static_cast<double>(n);
+  }
+  return out;
+}
+
+Evaluation evaluate(const SoftmaxModel& model, const Dataset& data) {
+  const Dataset* const sets[] = {&data};
+  return evaluate(model, sets).front();
 }
 
 std::vector<double> perExampleLosses(const SoftmaxModel& model, const Dataset& data) {

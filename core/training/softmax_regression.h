@@ -84,6 +84,8 @@ struct Evaluation {
   double meanLoss = 0.0;  // mean cross-entropy (no regulariser)
 };
 Evaluation evaluate(const SoftmaxModel& model, const Dataset& data);
+// evaluate() of each set, all in one parallel pass.
+std::vector<Evaluation> evaluate(const SoftmaxModel& model, std::span<const Dataset* const> sets);
 
 // Per-record cross-entropy losses (membership-inference audits).
 std::vector<double> perExampleLosses(const SoftmaxModel& model, const Dataset& data);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -542,11 +543,12 @@ class TrainingLoop {
       addNoise(shown.parameters(), m_run.outputNoiseStd, m_config.seed, Stream::kDisplayNoise,
                static_cast<std::uint64_t>(epoch));
     }
-    const Evaluation onTrain = evaluate(shown, m_train);
-    record.trainAccuracy = onTrain.accuracy;
-    record.loss = onTrain.meanLoss;
-    record.testAccuracy = m_test.size() > 0 ? evaluate(shown, m_test).accuracy : 0.0;
-    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    const ModelEvaluation evaluation = evaluateOnBothSets(shown, stepsDone);
+    record.trainAccuracy = evaluation.onTrain.accuracy;
+    record.loss = evaluation.onTrain.meanLoss;
+    record.testAccuracy = evaluation.testAccuracy;
+    // outpert shows the model with display noise of its own, never the model itself.
+    if (m_run.mechanism != Mechanism::kOutpert) m_modelEvaluation = evaluation;
     record.epsilonSpent = m_trainer.epsilonAfter(stepsDone, averagedRelease);
     m_result.history.push_back(record);
     if (m_result.history.size() == 1) {
@@ -570,11 +572,14 @@ class TrainingLoop {
     m_result.trainingSeconds = m_trainingSeconds;
     m_result.model = m_model;
     m_result.epsilon = m_trainer.epsilonAfter(m_result.stepsDone, averagedRelease);
-    const Evaluation finalTrain = evaluate(m_model, m_train);
-    m_result.finalTrainAccuracy = finalTrain.accuracy;
-    m_result.finalLoss = finalTrain.meanLoss;
-    m_result.finalTestAccuracy = m_test.size() > 0 ? evaluate(m_model, m_test).accuracy : 0.0;
-    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    // A run whose last epoch ended at its last step has just evaluated this very model: the
+    // evaluation is deterministic, so a second pass over both sets would only repeat its numbers.
+    if (!m_modelEvaluation || m_modelEvaluation->steps != m_step || m_run.mechanism == Mechanism::kOutpert) {
+      m_modelEvaluation = evaluateOnBothSets(m_model, m_step);
+    }
+    m_result.finalTrainAccuracy = m_modelEvaluation->onTrain.accuracy;
+    m_result.finalLoss = m_modelEvaluation->onTrain.meanLoss;
+    m_result.finalTestAccuracy = m_modelEvaluation->testAccuracy;
     releasePosteriorAverage();
     if (m_result.clippedExamples > 0 && !clipsWithUserNorm(m_run.mechanism)) {
       m_result.run.violations.push_back("Lipschitz: " + std::to_string(m_result.clippedExamples) +
@@ -595,11 +600,27 @@ class TrainingLoop {
     a.burnInSteps = m_burnInSteps;
     a.averagedSteps = m_posteriorSteps;
     a.weightSum = m_posteriorWeight;
-    const Evaluation onTrain = evaluate(average, m_train);
-    a.trainAccuracy = onTrain.accuracy;
-    a.loss = onTrain.meanLoss;
-    a.testAccuracy = m_test.size() > 0 ? evaluate(average, m_test).accuracy : 0.0;
+    const ModelEvaluation evaluation = evaluateOnBothSets(average, m_step, false);
+    a.trainAccuracy = evaluation.onTrain.accuracy;
+    a.loss = evaluation.onTrain.meanLoss;
+    a.testAccuracy = evaluation.testAccuracy;
     m_result.posteriorAverage = a;
+  }
+
+  // The last evaluation of m_model itself (not of a noised or averaged copy), after `steps` steps.
+  struct ModelEvaluation {
+    std::int64_t steps = 0;
+    Evaluation onTrain;
+    double testAccuracy = 0.0;
+  };
+
+  // `model` on the training and the test set (test accuracy 0 without test records); `counted`:
+  // the rows count towards examplesEvaluated.
+  ModelEvaluation evaluateOnBothSets(const SoftmaxModel& model, std::int64_t steps, bool counted = true) {
+    const Dataset* const sets[] = {&m_train, &m_test};
+    const std::vector<Evaluation> e = evaluate(model, std::span(sets, m_test.size() > 0 ? 2 : 1));
+    if (counted) m_result.examplesEvaluated += m_train.size() + m_test.size();
+    return {steps, e[0], m_test.size() > 0 ? e[1].accuracy : 0.0};
   }
 
   const Trainer& m_trainer;
@@ -627,6 +648,7 @@ class TrainingLoop {
   Eigen::VectorXd m_posteriorSum;
   double m_posteriorWeight = 0.0;
   std::int64_t m_posteriorSteps = 0;
+  std::optional<ModelEvaluation> m_modelEvaluation;
   std::int64_t m_step = 0;
   double m_trainingSeconds = 0.0;
   Clock::time_point m_wallStart;
