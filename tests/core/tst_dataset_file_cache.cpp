@@ -153,6 +153,7 @@ class TestDatasetFileCache : public QObject {
     fs::create_directories(source);
     writeIdxPair(source, "train", 50, 1);
     writeIdxPair(source, "t10k", 20, 2);
+    const QByteArray previousCacheHome = qgetenv("XDG_CACHE_HOME");
     qputenv("XDG_CACHE_HOME", (root / "cache").string().c_str());
     qunsetenv("DPX_NO_DATASET_CACHE");
     const auto first = loadData(source.string());
@@ -172,7 +173,12 @@ class TestDatasetFileCache : public QObject {
     const auto third = loadData(source.string());
     QVERIFY(third.isOk());
     QVERIFY(sameDataset(third->train, first->train) && sameDataset(*third->test, *first->test));
-    qunsetenv("XDG_CACHE_HOME");
+    // Back to ctest's cache directory, so later loads in this process stay out of ~/.cache.
+    if (previousCacheHome.isEmpty()) {
+      qunsetenv("XDG_CACHE_HOME");
+    } else {
+      qputenv("XDG_CACHE_HOME", previousCacheHome);
+    }
   }
 };
 
