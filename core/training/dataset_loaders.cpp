@@ -18,6 +18,7 @@
 #include "common/parallel.h"
 #include "training/builtin_datasets.h"
 #include "training/dataset.h"
+#include "training/dataset_file_cache.h"
 #include "training/dataset_parsing.h"
 
 namespace dpx::core::training {
@@ -239,11 +240,18 @@ Result<LoadedData> loadSource(std::string_view source, const LoadOptions& option
 }  // namespace
 
 double Dataset::maxRowNorm() const {
-  double largest = 0.0;
-  for (Eigen::Index r = 0; r < features.rows(); ++r) {
-    largest = std::max(largest, std::sqrt(features.row(r).cast<double>().squaredNorm()));
-  }
-  return largest;
+  constexpr Eigen::Index kBlock = 4096;
+  const Eigen::Index rows = features.rows();
+  const Eigen::Index blocks = (rows + kBlock - 1) / kBlock;
+  // One maximum per block, combined afterwards: a maximum is exact, so the result is the same
+  // whatever the threads.
+  std::vector<double> largest(static_cast<std::size_t>(blocks), 0.0);
+  parallelFor(Eigen::Index{0}, blocks, [&](Eigen::Index b) {
+    double& top = largest[static_cast<std::size_t>(b)];
+    for (Eigen::Index r = b * kBlock; r < std::min(rows, (b + 1) * kBlock); ++r)
+      top = std::max(top, std::sqrt(features.row(r).cast<double>().squaredNorm()));
+  });
+  return largest.empty() ? 0.0 : *std::max_element(largest.begin(), largest.end());
 }
 
 void scaleFeatures(FeatureMatrix& features, FeatureScaling scaling) {
@@ -351,6 +359,20 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
     return Status::ioError("directory '" + directory + "' holds t10k " + (testImages ? "images" : "labels") +
                            " without their " + (testImages ? "labels" : "images"));
   }
+  std::vector<std::string> files = {*trainImages, *trainLabels};
+  if (testImages) files.insert(files.end(), {*testImages, *testLabels});
+  const std::optional<std::filesystem::path> cacheDirectory = datasetCacheDirectory();
+  const std::optional<std::string> cacheKey =
+      cacheDirectory ? datasetCacheKey("idx-directory", files, options) : std::nullopt;
+  const std::optional<std::filesystem::path> cacheFile =
+      cacheKey ? std::optional(datasetCacheFile(*cacheDirectory, *cacheKey)) : std::nullopt;
+  if (cacheFile) {
+    if (std::optional<LoadedData> cached = readCachedDataset(*cacheFile, *cacheKey, options)) {
+      cached->train.name = name;
+      if (cached->test) cached->test->name = name + " (test)";
+      return std::move(*cached);
+    }
+  }
   LoadedData loaded;
   DPX_ASSIGN_OR_RETURN(loaded.train, loadIdxSet(*trainImages, *trainLabels, options, directory + " (train)"));
   loaded.train.name = name;
@@ -366,6 +388,8 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
     loaded.train.numClasses = loaded.test->numClasses = classes;
     loaded.train.classNames = loaded.test->classNames = numberedClassNames(classes);
   }
+  // A cache that cannot be written (read-only home, full disk) only costs the next run time.
+  if (cacheFile) (void)writeCachedDataset(*cacheFile, *cacheKey, loaded);
   return loaded;
 }
 

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "accounting/calibration.h"
 #include "accounting/output_perturbation_accountant.h"
@@ -35,18 +37,27 @@ bool walksPasses(Sampling s) { return s == Sampling::kCyclic || s == Sampling::k
 // holds only if every pass uses the same order.
 bool reshufflesEachPass(Mechanism m, Sampling s) { return s == Sampling::kShuffle && m != Mechanism::kOutpert; }
 
+// Elements [begin, end) of part `part` when a vector of `size` elements is cut into kNoiseParts.
+std::pair<std::size_t, std::size_t> noisePart(std::size_t size, std::size_t part) {
+  const std::size_t partSize = (size + kNoiseParts - 1) / kNoiseParts;
+  const std::size_t begin = std::min(size, part * partSize);
+  return {begin, std::min(size, begin + partSize)};
+}
+
+// Adds part `part` of N(0, stddev²)·I to `theta`, from the stream keyed by (index, part).
+void addNoisePart(Eigen::VectorXf& theta, std::size_t part, double stddev, std::uint64_t seed, Stream stream,
+                  std::uint64_t index) {
+  const auto [begin, end] = noisePart(static_cast<std::size_t>(theta.size()), part);
+  if (begin >= end) return;
+  Xoshiro256 engine = streamFor(seed, stream, index, part);
+  addGaussianNoise(std::span<float>(theta.data() + begin, end - begin), stddev, engine);
+}
+
 // Adds N(0, stddev²) to every parameter, from streams keyed by (step, part).
 void addNoise(Eigen::VectorXf& theta, double stddev, std::uint64_t seed, Stream stream, std::uint64_t index) {
   if (stddev <= 0.0) return;
-  const auto size = static_cast<std::size_t>(theta.size());
-  const std::size_t partSize = (size + kNoiseParts - 1) / kNoiseParts;
-  parallelFor(std::size_t{0}, kNoiseParts, [&](std::size_t part) {
-    const std::size_t begin = part * partSize;
-    if (begin >= size) return;
-    const std::size_t end = std::min(size, begin + partSize);
-    Xoshiro256 engine = streamFor(seed, stream, index, part);
-    addGaussianNoise(std::span<float>(theta.data() + begin, end - begin), stddev, engine);
-  });
+  parallelFor(std::size_t{0}, kNoiseParts,
+              [&](std::size_t part) { addNoisePart(theta, part, stddev, seed, stream, index); });
 }
 
 void projectOntoBall(Eigen::VectorXf& theta, double radius) {
@@ -309,7 +320,6 @@ class TrainingLoop {
         m_control(control),
         m_callbacks(callbacks),
         m_model(data.train.dimension(), data.train.numClasses),
-        m_squaredNorms(squaredRowNorms(data.train.features)),
         m_uniform(data.train.size()),
         m_langevin(accounting::sgldSchedule(m_p)) {
     m_result.run = m_run;
@@ -325,8 +335,7 @@ class TrainingLoop {
       if (!waitWhilePaused()) break;
       const auto stepStart = Clock::now();
       sampleBatch(m_step);
-      const GradientStats stats =
-          clippedGradientSum(m_model, m_train, m_squaredNorms, m_batch, m_run.clipNorm, m_workspace, m_gradient);
+      const GradientStats stats = gradientAndNoise(m_step);
       m_result.examplesProcessed += static_cast<std::int64_t>(m_batch.size());
       m_result.clippedExamples += stats.clipped;
       applyUpdate(m_step);
@@ -397,6 +406,46 @@ class TrainingLoop {
     std::sort(m_batch.begin(), m_batch.end());
   }
 
+  // The step's clipped gradient sum, and its noise drawn into m_noise meanwhile (the noise does
+  // not depend on the gradient: one parallel loop does both). Squared row norms come from the rows
+  // the kernel reads anyway, rather than from a pass over the whole training set per run.
+  GradientStats gradientAndNoise(std::int64_t step) {
+    m_noiseStd = noiseStd(step);
+    if (!(m_noiseStd > 0.0))
+      return clippedGradientSum(m_model, m_train, {}, m_batch, m_run.clipNorm, m_workspace, m_gradient);
+    m_noise.setZero(m_model.parameters().size());
+    const auto index = static_cast<std::uint64_t>(step);
+    return clippedGradientSum(
+        m_model, m_train, {}, m_batch, m_run.clipNorm, m_workspace, m_gradient, kNoiseParts,
+        [&](std::size_t part) { addNoisePart(m_noise, part, m_noiseStd, m_config.seed, Stream::kNoise, index); });
+  }
+
+  // The standard deviation of the Gaussian noise step `step` adds per coordinate (0: none): to the
+  // gradient sum for dp-sgd, to θ after the gradient step for the others.
+  double noiseStd(std::int64_t step) const {
+    const double m = static_cast<double>(m_p.m);
+    const double eta = stepSize(step);
+    switch (m_run.mechanism) {
+      case Mechanism::kDpSgd:
+        return m_p.sigma * m_run.clipNorm;
+      case Mechanism::kDpSgld:
+        return std::sqrt(2.0 * eta) * m_langevin.sigmaL;
+      case Mechanism::kCyclic:
+        return eta * m_p.sigma * m_run.clipNorm / m;
+      case Mechanism::kSgldPosterior:
+        return std::sqrt(eta / static_cast<double>(m_train.size()));
+      case Mechanism::kOutpert:
+      case Mechanism::kSgd:
+        return 0.0;
+    }
+    return 0.0;
+  }
+
+  // Adds the step's noise drawn by gradientAndNoise.
+  void addStepNoise(Eigen::VectorXf& target) const {
+    if (m_noiseStd > 0.0) target += m_noise;
+  }
+
   // η of step `step` (0-based) under the run's schedule.
   double stepSize(std::int64_t step) const {
     if (m_p.schedule == Schedule::kConstant) return m_p.eta;
@@ -414,20 +463,19 @@ class TrainingLoop {
     Eigen::VectorXf& theta = m_model.parameters();
     const double m = static_cast<double>(m_p.m);
     const double eta = stepSize(step);
-    const auto index = static_cast<std::uint64_t>(step);
     switch (m_run.mechanism) {
       case Mechanism::kDpSgd:  // θ ← θ − η[(1/m)(Σ clip(g) + σL·ξ) + λθ]
-        addNoise(m_gradient, m_p.sigma * m_run.clipNorm, m_config.seed, Stream::kNoise, index);
+        addStepNoise(m_gradient);
         gradientStep(eta, m);
         return;
       case Mechanism::kDpSgld:  // θ ← Π_C(θ − η_k(∇L_B + λθ) + √(2η_k)σ_L ξ)
         gradientStep(eta, m);
-        addNoise(theta, std::sqrt(2.0 * eta) * m_langevin.sigmaL, m_config.seed, Stream::kNoise, index);
+        addStepNoise(theta);
         projectOntoBall(theta, m_projectionRadius);
         return;
       case Mechanism::kCyclic:  // nominal b = m even for a short last batch: sensitivity 2ηL/b
         gradientStep(eta, m);
-        addNoise(theta, eta * m_p.sigma * m_run.clipNorm / m, m_config.seed, Stream::kNoise, index);
+        addStepNoise(theta);
         return;
       case Mechanism::kOutpert:
         gradientStep(eta, m);
@@ -435,7 +483,7 @@ class TrainingLoop {
         return;
       case Mechanism::kSgldPosterior:  // θ ← θ − η_t(λθ + (1/τ)Σ clip(g)) + N(0, η_t/N)
         gradientStep(eta, m);
-        addNoise(theta, std::sqrt(eta / static_cast<double>(m_train.size())), m_config.seed, Stream::kNoise, index);
+        addStepNoise(theta);
         accumulatePosterior(step, eta);
         return;
       case Mechanism::kSgd:
@@ -495,11 +543,12 @@ class TrainingLoop {
       addNoise(shown.parameters(), m_run.outputNoiseStd, m_config.seed, Stream::kDisplayNoise,
                static_cast<std::uint64_t>(epoch));
     }
-    const Evaluation onTrain = evaluate(shown, m_train);
-    record.trainAccuracy = onTrain.accuracy;
-    record.loss = onTrain.meanLoss;
-    record.testAccuracy = m_test.size() > 0 ? evaluate(shown, m_test).accuracy : 0.0;
-    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    const ModelEvaluation evaluation = evaluateOnBothSets(shown, stepsDone);
+    record.trainAccuracy = evaluation.onTrain.accuracy;
+    record.loss = evaluation.onTrain.meanLoss;
+    record.testAccuracy = evaluation.testAccuracy;
+    // outpert shows the model with display noise of its own, never the model itself.
+    if (m_run.mechanism != Mechanism::kOutpert) m_modelEvaluation = evaluation;
     record.epsilonSpent = m_trainer.epsilonAfter(stepsDone, averagedRelease);
     m_result.history.push_back(record);
     if (m_result.history.size() == 1) {
@@ -523,11 +572,14 @@ class TrainingLoop {
     m_result.trainingSeconds = m_trainingSeconds;
     m_result.model = m_model;
     m_result.epsilon = m_trainer.epsilonAfter(m_result.stepsDone, averagedRelease);
-    const Evaluation finalTrain = evaluate(m_model, m_train);
-    m_result.finalTrainAccuracy = finalTrain.accuracy;
-    m_result.finalLoss = finalTrain.meanLoss;
-    m_result.finalTestAccuracy = m_test.size() > 0 ? evaluate(m_model, m_test).accuracy : 0.0;
-    m_result.examplesEvaluated += m_train.size() + m_test.size();
+    // A run whose last epoch ended at its last step has just evaluated this very model: the
+    // evaluation is deterministic, so a second pass over both sets would only repeat its numbers.
+    if (!m_modelEvaluation || m_modelEvaluation->steps != m_step || m_run.mechanism == Mechanism::kOutpert) {
+      m_modelEvaluation = evaluateOnBothSets(m_model, m_step);
+    }
+    m_result.finalTrainAccuracy = m_modelEvaluation->onTrain.accuracy;
+    m_result.finalLoss = m_modelEvaluation->onTrain.meanLoss;
+    m_result.finalTestAccuracy = m_modelEvaluation->testAccuracy;
     releasePosteriorAverage();
     if (m_result.clippedExamples > 0 && !clipsWithUserNorm(m_run.mechanism)) {
       m_result.run.violations.push_back("Lipschitz: " + std::to_string(m_result.clippedExamples) +
@@ -548,11 +600,27 @@ class TrainingLoop {
     a.burnInSteps = m_burnInSteps;
     a.averagedSteps = m_posteriorSteps;
     a.weightSum = m_posteriorWeight;
-    const Evaluation onTrain = evaluate(average, m_train);
-    a.trainAccuracy = onTrain.accuracy;
-    a.loss = onTrain.meanLoss;
-    a.testAccuracy = m_test.size() > 0 ? evaluate(average, m_test).accuracy : 0.0;
+    const ModelEvaluation evaluation = evaluateOnBothSets(average, m_step, false);
+    a.trainAccuracy = evaluation.onTrain.accuracy;
+    a.loss = evaluation.onTrain.meanLoss;
+    a.testAccuracy = evaluation.testAccuracy;
     m_result.posteriorAverage = a;
+  }
+
+  // The last evaluation of m_model itself (not of a noised or averaged copy), after `steps` steps.
+  struct ModelEvaluation {
+    std::int64_t steps = 0;
+    Evaluation onTrain;
+    double testAccuracy = 0.0;
+  };
+
+  // `model` on the training and the test set (test accuracy 0 without test records); `counted`:
+  // the rows count towards examplesEvaluated.
+  ModelEvaluation evaluateOnBothSets(const SoftmaxModel& model, std::int64_t steps, bool counted = true) {
+    const Dataset* const sets[] = {&m_train, &m_test};
+    const std::vector<Evaluation> e = evaluate(model, std::span(sets, m_test.size() > 0 ? 2 : 1));
+    if (counted) m_result.examplesEvaluated += m_train.size() + m_test.size();
+    return {steps, e[0], m_test.size() > 0 ? e[1].accuracy : 0.0};
   }
 
   const Trainer& m_trainer;
@@ -565,9 +633,10 @@ class TrainingLoop {
   const TrainerCallbacks& m_callbacks;
   TrainingResult m_result;
   SoftmaxModel m_model;
-  const std::vector<float> m_squaredNorms;
   GradientWorkspace m_workspace;
   Eigen::VectorXf m_gradient;
+  Eigen::VectorXf m_noise;  // the current step's noise (when m_noiseStd > 0)
+  double m_noiseStd = 0.0;
   std::vector<std::int64_t> m_batch;
   UniformBatchSampler m_uniform;
   std::vector<std::int64_t> m_order;
@@ -579,6 +648,7 @@ class TrainingLoop {
   Eigen::VectorXd m_posteriorSum;
   double m_posteriorWeight = 0.0;
   std::int64_t m_posteriorSteps = 0;
+  std::optional<ModelEvaluation> m_modelEvaluation;
   std::int64_t m_step = 0;
   double m_trainingSeconds = 0.0;
   Clock::time_point m_wallStart;
