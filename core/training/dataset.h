@@ -62,12 +62,24 @@ struct LoadOptions {
   FeatureScaling scaling = FeatureScaling::kUnitNorm;
 };
 
+// Constants of a training set that the analyses read, computed once per dataset.
+struct DataBounds {
+  double maxRowNorm = 0.0;      // R over the training and test rows
+  double gramEigenvalue = 0.0;  // λ_max(X̃ᵀX̃/n), X̃ = [X | 1] (Ryffel et al. 2022, Lemma 5.1)
+};
+// R over both sets, λ_max of the training set's Gram matrix: the power iteration reads the
+// training set some sixty times, so this costs several passes over the data.
+DataBounds dataBounds(const Dataset& train, const Dataset& test);
+
 // A loaded source: a training set and, when the source defines one (MNIST-style directories),
 // its test set.
 struct LoadedData {
   Dataset train;
   std::optional<Dataset> test;
   std::string description;  // one line for people: source, records, features, classes, scaling
+  // dataBounds(train, *test) when the source has a test set and its decoded copy in the dataset
+  // cache holds them (computed when the entry was written): its split keeps both sets as they are.
+  std::optional<DataBounds> bounds;
 };
 
 // `builtin:digits`, `builtin:breast-cancer`, `builtin:fashion-mnist`, or a path: a .csv/.tsv
@@ -94,6 +106,7 @@ void scaleFeatures(FeatureMatrix& features, FeatureScaling scaling);
 struct TrainTestSplit {
   Dataset train;
   Dataset test;
+  std::optional<DataBounds> bounds;  // dataBounds(train, test), when the source's loader knew them
 };
 Result<TrainTestSplit> splitDataset(const Dataset& data, double testFraction, std::uint64_t seed);
 // The source's own test set when it has one, else a split of its training set.

@@ -1,8 +1,10 @@
 #include "training/dataset_file_cache.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,7 +27,7 @@ namespace {
 
 // Bumped whenever the layout below or the meaning of a decoded value changes: entries of other
 // versions are then ignored, never misread.
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr char kMagic[8] = {'D', 'P', 'X', 'D', 'A', 'T', 'A', '\n'};
 // Written in native order and compared on read: an entry from a machine of the other byte order
 // is ignored.
@@ -228,6 +230,29 @@ bool readDataset(Reader& in, Dataset& data, const LoadOptions& options) {
 
 std::string headerKeyLine(const char* name, const std::string& value) { return std::string(name) + "=" + value + "\n"; }
 
+// What the stored DataBounds depend on besides the data: a cached value must equal a fresh
+// computation bit for bit (β_empirical is reported to 17 digits), and the power iteration's float
+// sums change with its code, the compiler, the optimisation and the SIMD width Eigen uses. Bump
+// kBoundsVersion whenever dataBounds or largestEigenvalueOfGram computes differently.
+std::string boundsComputation() {
+  constexpr int kBoundsVersion = 1;
+  std::string compiler;
+#ifdef __VERSION__
+  compiler = __VERSION__;
+#endif
+#ifdef __OPTIMIZE__
+  compiler += " optimised";
+#endif
+#ifdef __FAST_MATH__
+  compiler += " fast-math";
+#endif
+  return std::to_string(kBoundsVersion) + "; " + compiler + "; Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+         std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + " " +
+         Eigen::SimdInstructionSetsInUse();
+}
+
+bool validBound(double value) { return std::isfinite(value) && value >= 0.0; }
+
 }  // namespace
 
 std::optional<fs::path> datasetCacheDirectory() {
@@ -263,6 +288,7 @@ std::optional<std::string> datasetCacheKey(const std::string& loader, const std:
   key += headerKeyLine("delimiter", std::to_string(static_cast<int>(options.delimiter)));
   key += headerKeyLine("limits", std::to_string(options.maxRecords) + "," + std::to_string(options.maxFeatures) + "," +
                                      std::to_string(options.maxBytes));
+  key += headerKeyLine("bounds", boundsComputation());
   return key;
 }
 
@@ -295,6 +321,15 @@ std::optional<LoadedData> readCachedDataset(const fs::path& file, const std::str
     std::uint8_t hasTest = 0;
     if (!readDataset(in, data.train, options) || !in.value(hasTest) || hasTest > 1) return std::nullopt;
     if (hasTest && !readDataset(in, data.test.emplace(), options)) return std::nullopt;
+    std::uint8_t hasBounds = 0;
+    if (!in.value(hasBounds) || hasBounds > hasTest) return std::nullopt;
+    if (hasBounds) {
+      DataBounds& bounds = data.bounds.emplace();
+      if (!in.value(bounds.maxRowNorm) || !in.value(bounds.gramEigenvalue) || !validBound(bounds.maxRowNorm) ||
+          !validBound(bounds.gramEigenvalue)) {
+        return std::nullopt;
+      }
+    }
     if (!in.trailerMatches()) return std::nullopt;
     return data;
   } catch (...) {
@@ -325,6 +360,12 @@ Status writeCachedDataset(const fs::path& file, const std::string& key, const Lo
     writeDataset(out, data.train);
     out.value<std::uint8_t>(data.test ? 1 : 0);
     if (data.test) writeDataset(out, *data.test);
+    const bool withBounds = data.test && data.bounds;
+    out.value<std::uint8_t>(withBounds ? 1 : 0);
+    if (withBounds) {
+      out.value(data.bounds->maxRowNorm);
+      out.value(data.bounds->gramEigenvalue);
+    }
     out.trailer();
     written = out.ok() && std::fflush(handle.get()) == 0;
     written = (std::fclose(handle.release()) == 0) && written;

@@ -11,6 +11,11 @@
 // to a temporary file and renamed into place, so a reader sees a whole entry or none, even with
 // several processes loading at once.
 //
+// An entry of a source with its own test set also holds the split's DataBounds (the largest row
+// norm and the power iteration's eigenvalue), computed when it was written: the key then also
+// names how they were computed (code version, compiler, SIMD width), so a read returns exactly
+// what a fresh computation would.
+//
 // The cache only saves time: every failure to read or write it falls back to decoding the source.
 // DPX_NO_DATASET_CACHE=1 in the environment turns it off.
 #pragma once

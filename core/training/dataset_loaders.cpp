@@ -20,6 +20,7 @@
 #include "training/dataset.h"
 #include "training/dataset_file_cache.h"
 #include "training/dataset_parsing.h"
+#include "training/softmax_regression.h"
 
 namespace dpx::core::training {
 namespace {
@@ -139,7 +140,8 @@ Result<TrainTestSplit> split(const Dataset& data, double testFraction, std::uint
   // split easy to compare by eye.
   std::sort(trainRows.begin(), trainRows.end());
   std::sort(testRows.begin(), testRows.end());
-  return TrainTestSplit{subset(data, trainRows, data.name + " (train)"), subset(data, testRows, data.name + " (test)")};
+  return TrainTestSplit{subset(data, trainRows, data.name + " (train)"), subset(data, testRows, data.name + " (test)"),
+                        std::nullopt};
 }
 
 std::string lowercase(std::string text) {
@@ -254,6 +256,13 @@ double Dataset::maxRowNorm() const {
   return largest.empty() ? 0.0 : *std::max_element(largest.begin(), largest.end());
 }
 
+DataBounds dataBounds(const Dataset& train, const Dataset& test) {
+  DataBounds b;
+  b.maxRowNorm = std::max(train.maxRowNorm(), test.size() > 0 ? test.maxRowNorm() : 0.0);
+  b.gramEigenvalue = largestEigenvalueOfGram(train);
+  return b;
+}
+
 void scaleFeatures(FeatureMatrix& features, FeatureScaling scaling) {
   if (scaling == FeatureScaling::kNone) return;
   const auto scaleRows = [&features, scaling](Eigen::Index begin, Eigen::Index end) {
@@ -287,7 +296,7 @@ Result<TrainTestSplit> splitDataset(const Dataset& data, double testFraction, st
 
 Result<TrainTestSplit> trainTestSplit(const LoadedData& data, double testFraction, std::uint64_t seed) {
   return detail::guarded<TrainTestSplit>(data.train.name, [&]() -> Result<TrainTestSplit> {
-    if (data.test) return TrainTestSplit{data.train, *data.test};
+    if (data.test) return TrainTestSplit{data.train, *data.test, data.bounds};
     return split(data.train, testFraction, seed);
   });
 }
@@ -295,7 +304,7 @@ Result<TrainTestSplit> trainTestSplit(const LoadedData& data, double testFractio
 Result<TrainTestSplit> trainTestSplit(LoadedData&& data, double testFraction, std::uint64_t seed) {
   // A source with its own test set hands its matrices over instead of copying them (Fashion-MNIST
   // would otherwise hold two copies of 220 MB during training).
-  if (data.test) return TrainTestSplit{std::move(data.train), std::move(*data.test)};
+  if (data.test) return TrainTestSplit{std::move(data.train), std::move(*data.test), data.bounds};
   return trainTestSplit(static_cast<const LoadedData&>(data), testFraction, seed);
 }
 
@@ -388,8 +397,13 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
     loaded.train.numClasses = loaded.test->numClasses = classes;
     loaded.train.classNames = loaded.test->classNames = numberedClassNames(classes);
   }
-  // A cache that cannot be written (read-only home, full disk) only costs the next run time.
-  if (cacheFile) (void)writeCachedDataset(*cacheFile, *cacheKey, loaded);
+  if (cacheFile) {
+    // Stored with the data, so that no later run makes the power iteration's passes again; the
+    // loader computes them for a run that would compute them anyway.
+    if (loaded.test) loaded.bounds = dataBounds(loaded.train, *loaded.test);
+    // A cache that cannot be written (read-only home, full disk) only costs the next run time.
+    (void)writeCachedDataset(*cacheFile, *cacheKey, loaded);
+  }
   return loaded;
 }
 

@@ -242,10 +242,7 @@ void recordOverrides(const TrainerConfig& config, ResolvedRun& run) {
 }  // namespace
 
 DataBounds computeDataBounds(const TrainTestSplit& data) {
-  DataBounds b;
-  b.maxRowNorm = std::max(data.train.maxRowNorm(), data.test.size() > 0 ? data.test.maxRowNorm() : 0.0);
-  b.gramEigenvalue = largestEigenvalueOfGram(data.train);
-  return b;
+  return data.bounds ? *data.bounds : dataBounds(data.train, data.test);
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,

@@ -31,11 +31,8 @@
 
 namespace dpx::core::training {
 
-// Constants of a training set that the analyses read, computed once per dataset.
-struct DataBounds {
-  double maxRowNorm = 0.0;      // R over the training and test rows
-  double gramEigenvalue = 0.0;  // λ_max(X̃ᵀX̃/n), X̃ = [X | 1] (Ryffel et al. 2022, Lemma 5.1)
-};
+// The split's DataBounds: those it carries (a source whose own test set it kept, read from the
+// dataset cache), else computed from its rows.
 DataBounds computeDataBounds(const TrainTestSplit& data);
 
 struct TrainerConfig {

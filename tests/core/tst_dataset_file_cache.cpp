@@ -1,6 +1,7 @@
 // The on-disk cache of decoded data sets: an entry reads back bit for bit; a truncated, corrupt
 // or foreign entry is ignored, never trusted; the key follows the source files' size and
-// modification time; a cached IDX directory loads exactly what decoding it gives.
+// modification time; a cached IDX directory loads exactly what decoding it gives, and its data
+// bounds exactly what computing them gives.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -174,6 +175,52 @@ class TestDatasetFileCache : public QObject {
     QVERIFY(third.isOk());
     QVERIFY(sameDataset(third->train, first->train) && sameDataset(*third->test, *first->test));
     // Back to ctest's cache directory, so later loads in this process stay out of ~/.cache.
+    if (previousCacheHome.isEmpty()) {
+      qunsetenv("XDG_CACHE_HOME");
+    } else {
+      qputenv("XDG_CACHE_HOME", previousCacheHome);
+    }
+  }
+
+  void boundsRoundTripBitIdentical() {
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "entry.dpxdata";
+    LoadedData data = sample();
+    data.bounds = DataBounds{1.0000000423115181, 1.5971792249382784};
+    QVERIFY(detail::writeCachedDataset(file, "key", data).isOk());
+    const auto back = detail::readCachedDataset(file, "key", {});
+    QVERIFY(back.has_value() && back->bounds.has_value());
+    QVERIFY(back->bounds->maxRowNorm == data.bounds->maxRowNorm);
+    QVERIFY(back->bounds->gramEigenvalue == data.bounds->gramEigenvalue);
+    data.test.reset();  // without a test set the split is drawn at random: its bounds differ
+    QVERIFY(detail::writeCachedDataset(file, "key", data).isOk());
+    const auto noTest = detail::readCachedDataset(file, "key", {});
+    QVERIFY(noTest.has_value() && !noTest->bounds.has_value());
+  }
+
+  // The data bounds stored with an IDX directory's entry are those a fresh computation gives, bit
+  // for bit, and its split hands them to the trainer.
+  void idxDirectoryEntryHoldsTheSplitsDataBounds() {
+    QTemporaryDir dir;
+    const fs::path root(dir.path().toStdString());
+    const fs::path source = root / "idx";
+    fs::create_directories(source);
+    writeIdxPair(source, "train", 60, 3);
+    writeIdxPair(source, "t10k", 25, 4);
+    const QByteArray previousCacheHome = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", (root / "cache").string().c_str());
+    qunsetenv("DPX_NO_DATASET_CACHE");
+    for (int load = 0; load < 2; ++load) {  // decoded (and stored), then read back
+      auto loaded = loadData(source.string());
+      QVERIFY2(loaded.isOk(), loaded.status().message().c_str());
+      QVERIFY(loaded->bounds.has_value());
+      const DataBounds fresh = dataBounds(loaded->train, *loaded->test);
+      QVERIFY(loaded->bounds->maxRowNorm == fresh.maxRowNorm);
+      QVERIFY(loaded->bounds->gramEigenvalue == fresh.gramEigenvalue);
+      const auto split = trainTestSplit(std::move(*loaded), 0.2, 1);
+      QVERIFY(split.isOk() && split->bounds.has_value());
+      QVERIFY(split->bounds->gramEigenvalue == fresh.gramEigenvalue);
+    }
     if (previousCacheHome.isEmpty()) {
       qunsetenv("XDG_CACHE_HOME");
     } else {
