@@ -141,6 +141,7 @@ void AccountantTable::showPld(const PldSnapshot& snapshot) {
   m_pld = s;
   writePldRow();
   m_shuffle = snapshot.shuffle.id.empty() ? std::nullopt : std::optional<AccountantSummary>(snapshot.shuffle);
+  if (!snapshot.shuffleDone) m_pldStatus = snapshot.error.empty() ? QStringLiteral("computing…") : QString();
   m_samplerNote = QString::fromStdString(snapshot.samplerNote);
   m_poissonNotABound = snapshot.poissonNotABound;
   writeShuffleRow();

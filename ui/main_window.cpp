@@ -157,6 +157,7 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
       return;
     }
     m_pldJob.cancel();
+    m_shuffleJob.cancel();
     m_charts->clearPld();
     m_table->clearPld();
     m_lastPld.reset();
@@ -248,6 +249,7 @@ MainWindow::~MainWindow() {
   m_analyticsJob.cancel();
   m_tableEpsilonJob.cancel();
   m_pldJob.cancel();
+  m_shuffleJob.cancel();
   m_stepsizeJob.cancel();
   m_auditor->job()->cancel();
 }
@@ -420,6 +422,7 @@ void MainWindow::requestSlowViews() {
   if (m_tabs->currentIndex() != kPrivacyTab) {
     m_slowViewsStale = true;
     m_pldJob.cancel();  // their answers would be for knobs that are gone
+    m_shuffleJob.cancel();
     m_stepsizeJob.cancel();
     return;
   }
@@ -428,19 +431,19 @@ void MainWindow::requestSlowViews() {
   const bool epochsAxis = m_model.epochsAxis();
   if (m_exactEnabled) {
     m_table->showPldProgress(0.0);
+    m_shuffleJob.cancel();  // its bound would be for knobs that are gone
     m_pldJob.request(
         [params, epochsAxis](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
-          auto s = computePld(params, epochsAxis, cancel, progress);
+          auto s = computePoissonPld(params, epochsAxis, cancel, progress);
           if (!s) return {};
           return std::make_shared<const PldSnapshot>(std::move(*s));
         },
         [this](std::any&& result) {
           auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
           if (!s) return;
-          m_lastPld = *s;
-          m_charts->showPld(**s);
-          m_table->showPld(**s);
+          applyPld(*s);
           Q_EMIT pldApplied();
+          if ((*s)->error.empty() && !(*s)->shuffleDone) requestShuffleStage(*s);
         });
   }
   const double reference = m_calibrate->targetEpsilon();
@@ -456,6 +459,29 @@ void MainWindow::requestSlowViews() {
         m_lastStepsize = *s;
         m_charts->showStepsize(**s);
         Q_EMIT stepsizeApplied();
+      });
+}
+
+void MainWindow::applyPld(std::shared_ptr<const PldSnapshot> snapshot) {
+  m_lastPld = snapshot;
+  m_charts->showPld(*snapshot);
+  m_table->showPld(*snapshot);
+}
+
+// The second stage of the exact view: the shuffle lower bound beside the Poisson bracket on
+// screen.
+void MainWindow::requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson) {
+  m_shuffleJob.request(
+      [poisson](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {
+        PldSnapshot s = *poisson;
+        if (!addShuffleStage(s, cancel)) return {};
+        return std::make_shared<const PldSnapshot>(std::move(s));
+      },
+      [this](std::any&& result) {
+        auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
+        if (!s || !m_lastPld || (*s)->params != m_lastPld->params) return;
+        applyPld(*s);
+        Q_EMIT shuffleApplied();
       });
 }
 

@@ -61,6 +61,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const StepsizeSnapshot> lastStepsize() const { return m_lastStepsize; }
   BackgroundJob* analyticsJob() { return &m_analyticsJob; }
   BackgroundJob* pldJob() { return &m_pldJob; }
+  BackgroundJob* shuffleJob() { return &m_shuffleJob; }
   BackgroundJob* stepsizeJob() { return &m_stepsizeJob; }
 
   // Files; each returns false and shows why in the status bar when it fails.
@@ -85,7 +86,8 @@ class MainWindow : public QMainWindow {
   // Charts and table replaced from a new snapshot: a draft while values stream in (a drag; the
   // table exact, the curves on coarser axes), then the full curves once they rest.
   void analyticsApplied();
-  void pldApplied();
+  void pldApplied();      // the Poisson bracket, its trade-off and ε-vs-K bracket on screen
+  void shuffleApplied();  // then the shuffle lower bound beside them
   void stepsizeApplied();
 
  protected:
@@ -109,6 +111,8 @@ class MainWindow : public QMainWindow {
   enum class AnalyticsDetail { kFollowInput, kFull };
   void requestAnalytics(AnalyticsDetail detail = AnalyticsDetail::kFollowInput);
   void requestSlowViews();
+  void applyPld(std::shared_ptr<const PldSnapshot> snapshot);
+  void requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson);
   void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
   void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);
   void addRecentFile(const QString& path);
@@ -131,6 +135,7 @@ class MainWindow : public QMainWindow {
   QMenu* m_recentMenu = nullptr;
   BackgroundJob m_analyticsJob{false};
   BackgroundJob m_pldJob{true};
+  BackgroundJob m_shuffleJob{true};
   BackgroundJob m_stepsizeJob{true};
   QTimer m_slowTimer;
   static constexpr int kDraftWindowMs = 150;

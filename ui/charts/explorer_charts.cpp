@@ -122,10 +122,12 @@ void ExplorerCharts::showPld(const PldSnapshot& s) {
     m_epsilon->setCurve(QStringLiteral("pld:lower"), QString::fromStdString(s.epsilonLower.label),
                         toPoints(s.epsilonLower), styleFor(s.epsilonLower));
   }
-  if (!s.shuffleCurve.x.empty()) {
+  // Before its stage has run, the shuffle curve stays as it was, like the pld curves while a new
+  // bracket is computed.
+  if (s.shuffleDone && !s.shuffleCurve.x.empty()) {
     m_epsilon->setCurve(QStringLiteral("shuffle"), QString::fromStdString(s.shuffleCurve.label),
                         toPoints(s.shuffleCurve), styleFor(s.shuffleCurve));
-  } else {
+  } else if (s.shuffleDone || !s.error.empty()) {
     m_epsilon->removeCurve(QStringLiteral("shuffle"));
   }
   m_epsilon->refreshAxes();

@@ -138,6 +138,22 @@ bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
                                       const std::function<void(double)>& progress) {
   const auto start = std::chrono::steady_clock::now();
+  std::optional<PldSnapshot> s = computePoissonPld(params, epochsAxis, cancel, progress);
+  if (!s || (s->error.empty() && !addShuffleStage(*s, cancel))) return std::nullopt;
+  s->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+bool addShuffleStage(PldSnapshot& snapshot, const std::atomic<bool>& cancel) {
+  if (!addShuffleLowerBound(snapshot, pldCurveSteps(snapshot.params), cancel)) return false;
+  snapshot.shuffleDone = true;
+  return true;
+}
+
+std::optional<PldSnapshot> computePoissonPld(const core::Params& params, bool epochsAxis,
+                                             const std::atomic<bool>& cancel,
+                                             const std::function<void(double)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
   PldSnapshot s;
   s.params = params;
   s.epochsAxis = epochsAxis;
@@ -164,7 +180,6 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
   const core::Result<PldCurve> curve = pldEpsilonCurve(params, steps, exact);
   if (cancel || (!curve && curve.status().code() == core::StatusCode::kCancelled)) return std::nullopt;
   setPldEpsilonCurves(s, curve);
-  if (!addShuffleLowerBound(s, steps, cancel)) return std::nullopt;
   progress(1.0);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;

@@ -32,6 +32,7 @@ struct PldSnapshot {
   PlotCurve shuffleCurve;
   std::string samplerNote;
   bool poissonNotABound = false;  // the shuffle lower bound exceeds the Poisson upper bound
+  bool shuffleDone = false;       // the shuffle fields are filled (the second stage ran)
   double milliseconds = 0.0;
 };
 
@@ -43,9 +44,17 @@ inline constexpr int kPldCurvePoints = 24;
 std::vector<std::int64_t> pldCurveSteps(const core::Params& params);
 
 // The pld bracket at the run's K, its trade-off, and the ε-vs-K bracket from core's
-// pldEpsilonCurve (one loss grid for the curve). Returns nullopt when cancelled.
+// pldEpsilonCurve (one loss grid for the curve), then the shuffle lower bound beside it. Returns
+// nullopt when cancelled. The explorer shows it in two stages — computePoissonPld, then
+// addShuffleStage — so the Poisson bracket is on screen while the shuffle bound (a composition
+// per K on its own grid) is still being computed.
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
                                       const std::function<void(double)>& progress);
+std::optional<PldSnapshot> computePoissonPld(const core::Params& params, bool epochsAxis,
+                                             const std::atomic<bool>& cancel,
+                                             const std::function<void(double)>& progress);
+// Fills the shuffle fields of a snapshot from computePoissonPld; false when cancelled.
+bool addShuffleStage(PldSnapshot& snapshot, const std::atomic<bool>& cancel);
 
 struct StepsizeSnapshot {
   core::Params params;
