@@ -1083,6 +1083,35 @@ struct RunJob {
 // set for one.
 constexpr std::size_t kParallelJobsMaximumSize = std::size_t{1} << 22;
 
+// FFTW's planner takes ~15 ms at 2^18–2^20 points, and the transform size is known only once
+// every job of a run is planned; the optimistic quantisation (a sequential root-finding sweep) is
+// the longest part of that, while the pessimistic steps are done early. The size their windows
+// need is usually the run's (their windows are the wider), so it is planned then, on a thread of
+// its own, beside the optimistic sweeps; a wrong guess costs only CPU time (the plan is made
+// again at the right size, and a plan depends on its size alone). Out of line: inlined into the
+// job loop, it changed how the compiler contracted the arithmetic around it.
+class EarlyPlanner {
+ public:
+  explicit EarlyPlanner(std::size_t pessimisticJobs) : m_left(pessimisticJobs) {}
+  [[gnu::noinline]] void pessimisticDone(std::size_t points) {
+    std::size_t seen = m_points.load();
+    while (points > seen && !m_points.compare_exchange_weak(seen, points)) {
+    }
+    if (m_left.fetch_sub(1) != 1) return;
+    const std::size_t n = transformSize(m_points.load());
+    if (n < kFftwMinimumSize) return;
+    m_thread = std::jthread([n] { fftwPlans(n, n <= kParallelJobsMaximumSize ? 1 : 2); });
+  }
+  [[gnu::noinline]] void join() {
+    if (m_thread.joinable()) m_thread.join();
+  }
+
+ private:
+  std::atomic<std::size_t> m_left;
+  std::atomic<std::size_t> m_points{0};
+  std::jthread m_thread;  // joined on every path out
+};
+
 }  // namespace
 
 Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
@@ -1105,6 +1134,7 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   std::vector<ComputeControl> controls;
   for (std::size_t k = 0; k < jobs.size(); ++k) controls.push_back(progress.job(k));
 
+  EarlyPlanner planner(withOptimistic ? jobs.size() / 2 : jobs.size());
   // The jobs are independent: discretise and plan them side by side (the optimistic
   // quantisation is a sequential root-finding sweep, the longest part of a small run).
   parallelFor(std::size_t{0}, jobs.size(), [&](std::size_t k) {
@@ -1128,7 +1158,9 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
       return;
     }
     job.plan = *plan;
+    if (job.estimate == Estimate::kPessimistic) planner.pessimisticDone(job.plan.points);
   });
+  planner.join();
   for (const RunJob& job : jobs) DPX_RETURN_IF_ERROR(job.status);
   if (control.cancelled()) return cancelledStatus();
 
