@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   };
   // One change: set the knob, wait for the matching analytics, then deliver the charts' queued
   // scene updates and the paints they request — the time until the new curves are pixels.
+  // The streaming changes come from one held slider (a drag token), as a drag does; the lone
+  // changes are typed values.
+  int dragToken = 0;
   auto change = [&](int i) -> Sample {
     const Step& s = steps[i % 4];
     const double t = static_cast<double>((i * 7919) % 1000) / 999.0;
@@ -55,7 +58,7 @@ int main(int argc, char** argv) {
     analytics.clear();
     QElapsedTimer timer;
     timer.start();
-    model->setKnob(s.knob, value, 0);
+    model->setKnob(s.knob, value, dragToken);
     auto current = [&] {
       const auto& shown = window.lastAnalytics()->params;
       const auto& wanted = model->params();
@@ -84,7 +87,9 @@ int main(int argc, char** argv) {
         percentile(applied, 0.5), percentile(applied, 0.95), percentile(compute, 0.5), percentile(compute, 0.95));
   };
   std::vector<Sample> streaming;
+  dragToken = model->beginDrag();
   for (int i = 0; i < 1000; ++i) streaming.push_back(change(i));
+  dragToken = 0;
   report("knob change -> all analytic charts repainted, changes streaming (drag; draft drawing)", streaming);
   std::vector<Sample> lone;
   for (int i = 0; i < 30; ++i) {

@@ -367,16 +367,18 @@ void MainWindow::requestAnalytics(AnalyticsDetail detail) {
   // paint ~4× faster; the charts turn smooth again once the values settle. A lone change is drawn
   // smooth at once. Decided from when the user made the change, not from when the worker
   // finished, so a slow build draws the same way as a fast one.
-  // A streaming change is also computed as a draft (coarser axes); the settle timer asks for the
-  // full curves once the values rest.
+  // A streaming change of a held slider is also computed as a draft (coarser axes); the settle
+  // timer asks for the full curves once the values rest. Other quick changes (typed values, undo,
+  // a script driving the model) keep their full curves and are only drawn as drafts.
   const bool settling = detail == AnalyticsDetail::kFull;
   const bool streaming = !settling && m_sinceLastRequest.isValid() && m_sinceLastRequest.elapsed() < kDraftWindowMs;
+  const bool coarse = streaming && m_model.lastEditDragged();
   if (!settling) m_sinceLastRequest.start();
   m_analyticsJob.request(
-      [params, conversion, epochsAxis, fixedAlpha, generation, streaming](const std::atomic<bool>&,
-                                                                          const BackgroundJob::Progress&) -> std::any {
-        auto snapshot = std::make_shared<AnalyticsSnapshot>(
-            computeAnalytics(params, conversion, epochsAxis, fixedAlpha, streaming));
+      [params, conversion, epochsAxis, fixedAlpha, generation, coarse](const std::atomic<bool>&,
+                                                                       const BackgroundJob::Progress&) -> std::any {
+        auto snapshot =
+            std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha, coarse));
         snapshot->generation = generation;
         return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
       },

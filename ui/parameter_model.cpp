@@ -54,6 +54,7 @@ void ParameterModel::apply(const ModelState& state) {
 
 void ParameterModel::push(const ModelState& before, const ModelState& after, const QString& text, int mergeId,
                           int dragToken) {
+  m_lastEditDragged = dragToken != 0;
   m_undo.push(new SetStateCommand(this, before, after, text, mergeId, dragToken));
 }
 

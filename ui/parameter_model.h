@@ -89,6 +89,8 @@ class ParameterModel : public QObject {
 
   // A fresh token for a drag that starts now.
   int beginDrag() { return ++m_dragCounter; }
+  // The latest edit came from a drag (a held slider): the views may draw it as a draft.
+  bool lastEditDragged() const { return m_lastEditDragged; }
 
   // Applies a state without an undo step (used by the undo commands themselves).
   void apply(const ModelState& state);
@@ -118,6 +120,7 @@ class ParameterModel : public QObject {
   bool m_fixedAlpha = false;
   core::accounting::BatchAverage m_batchAverage = core::accounting::BatchAverage::kExpected;
   int m_dragCounter = 0;
+  bool m_lastEditDragged = false;
   bool m_bindingQueued = false;
 };
 

@@ -191,8 +191,9 @@ class TestMainWindow : public QObject {
     for (ChartPanel* chart : w.charts()->all()) QVERIFY(!chart->draftDrawing());
   }
 
-  // A draft is coarse only in its curves' x grid: the table it shows is the settled table, and
-  // once the values rest the full curves replace it (and the charts turn smooth).
+  // A drag of a held slider computes drafts; a draft is coarse only in its curves' x grid: the
+  // table it shows is the settled table, and once the values rest the full curves replace it
+  // (and the charts turn smooth). Quick changes that are no drag keep their full curves.
   void draftsAreCoarseCurvesAndTheSettledViewIsFull() {
     MainWindow w(m_settings.get());
     QSignalSpy spy(&w, &MainWindow::analyticsApplied);
@@ -202,12 +203,19 @@ class TestMainWindow : public QObject {
     QTest::qWait(400);
     std::vector<std::shared_ptr<const AnalyticsSnapshot>> shown;
     connect(&w, &MainWindow::analyticsApplied, &w, [&] { shown.push_back(w.lastAnalytics()); });
-    w.model()->setKnob(Knob::kSigma, 1.3);
-    w.model()->setKnob(Knob::kSigma, 1.4);
+    w.model()->setKnob(Knob::kSigma, 1.2);
+    w.model()->setKnob(Knob::kSigma, 1.25);
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.empty() && shown.back()->params.sigma == 1.25, 10000);
+    for (const auto& s : shown) QVERIFY2(!s->draft, "quick changes without a drag keep their full curves");
+    QTest::qWait(400);
+    shown.clear();
+    const int drag = w.model()->beginDrag();
+    w.model()->setKnob(Knob::kSigma, 1.3, drag);
+    w.model()->setKnob(Knob::kSigma, 1.4, drag);
     QTRY_VERIFY_WITH_TIMEOUT(!shown.empty() && shown.back()->params.sigma == 1.4 && !shown.back()->draft, 10000);
     QVERIFY(!w.charts()->epsilon()->draftDrawing());
     const auto draft = std::find_if(shown.begin(), shown.end(), [](const auto& s) { return s->draft; });
-    QVERIFY2(draft != shown.end(), "the second of two quick changes is computed as a draft");
+    QVERIFY2(draft != shown.end(), "the second of two quick changes of a drag is computed as a draft");
     const AnalyticsSnapshot& coarse = **draft;
     const AnalyticsSnapshot& full = *shown.back();
     QCOMPARE(coarse.params.sigma, 1.4);
