@@ -158,6 +158,7 @@ void ChartPanel::setAxisTitle(Qt::Orientation orientation, const QString& title)
 void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
   bool& flag = orientation == Qt::Horizontal ? m_logX : m_logY;
   if (flag == logarithmic) return;
+  m_shownRanges.reset();  // ranges of the other scale
   QAbstractAxis* oldAxis = orientation == Qt::Horizontal ? (m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear)
                                                          : (m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
   flag = logarithmic;
@@ -199,6 +200,7 @@ bool ChartPanel::isLogAxis(Qt::Orientation orientation) const {
 
 void ChartPanel::setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range) {
   (orientation == Qt::Horizontal ? m_fixedX : m_fixedY) = range;
+  m_shownRanges.reset();
 }
 
 int ChartPanel::maxDrawnPoints() const {
@@ -473,6 +475,7 @@ void ChartPanel::setMarker(std::optional<double> x, const QString& label) {
 void ChartPanel::setDraftDrawing(bool draft) {
   if (draft == m_draft) return;
   m_draft = draft;
+  if (!draft && m_shownRanges) refreshAxes();             // the axes held during the drafts fit the data again
   m_view->setRenderHint(QPainter::Antialiasing, !draft);  // repaints the view
 }
 
@@ -492,6 +495,14 @@ QString ChartPanel::message() const { return m_message->isVisible() ? m_message-
 void ChartPanel::refreshAxes() {
   AxisRanges r = dataRanges();
   padRanges(r);
+  // While values stream in, the axes only grow: a re-ranged axis lays out and shapes every tick
+  // label again, a large share of a frame. The settled view fits the data again.
+  if (m_draft && m_shownRanges) {
+    const AxisRanges& shown = *m_shownRanges;
+    r = {std::min(r.xMin, shown.xMin), std::max(r.xMax, shown.xMax), std::min(r.yMin, shown.yMin),
+         std::max(r.yMax, shown.yMax)};
+  }
+  m_shownRanges = r;
   applyRanges(r);
   fitLogLabels();
   placeMarker(r.yMin, r.yMax);

@@ -101,8 +101,9 @@ class ChartPanel : public QWidget {
   void setMarker(std::optional<double> x, const QString& label = {});
   // A message over the chart (invalid parameters, computation in progress), empty to hide.
   void setMessage(const QString& text);
-  // Draft drawing (no antialiasing: a chart repaints ~4× faster) while values stream in during a
-  // drag; switching back repaints the chart smooth.
+  // Draft drawing (no antialiasing: a chart repaints ~4× faster, and the axes only grow, so their
+  // labels are not laid out again) while values stream in during a drag; switching back fits
+  // the axes to the data and repaints the chart smooth.
   void setDraftDrawing(bool draft);
   bool draftDrawing() const { return m_draft; }
   QString message() const;
@@ -188,6 +189,7 @@ class ChartPanel : public QWidget {
   QStringList m_order;  // insertion order, for exports
   QLineSeries* m_marker;
   std::optional<double> m_markerX;
+  std::optional<AxisRanges> m_shownRanges;  // what the axes show since the last refreshAxes()
 };
 
 }  // namespace dpx::ui
