@@ -217,14 +217,25 @@ void MainWindow::connectViews() {
     m_charts->setDraftDrawing(false);
   });
   m_slowTimer.setSingleShot(true);
-  m_slowTimer.setInterval(150);
+  m_slowTimer.setInterval(kSlowDebounceMs);
   connect(&m_slowTimer, &QTimer::timeout, this, &MainWindow::requestSlowViews);
-  connect(&m_model, &ParameterModel::paramsChanged, this, [this] {
+  // The slow views' running jobs are for knobs that are gone: stopped at once, so the new
+  // analytics have both cores, and started again once the knobs rest.
+  const auto stopSlowViews = [this] {
+    m_pldJob.cancel();
+    m_shuffleJob.cancel();
+    m_stepsizeJob.cancel();
+  };
+  connect(&m_model, &ParameterModel::paramsChanged, this, [this, stopSlowViews] {
     if (!m_model.isValid()) return;  // the last valid state stays on screen
+    stopSlowViews();
     requestAnalytics();
-    m_slowTimer.start();
+    // A drag waits longer before the seconds of exact work start again than a typed value, an
+    // arrow-key step or undo, whose next change is not milliseconds away.
+    m_slowTimer.start(m_model.lastEditDragged() ? kSlowDebounceMs : kSlowDebounceAfterEditMs);
   });
-  connect(&m_model, &ParameterModel::viewChanged, this, [this] {
+  connect(&m_model, &ParameterModel::viewChanged, this, [this, stopSlowViews] {
+    stopSlowViews();
     requestAnalytics(AnalyticsDetail::kFull);  // a view toggle is a click, not a drag
     m_slowTimer.start();
   });

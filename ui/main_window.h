@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   BackgroundJob m_stepsizeJob{true};
   QTimer m_slowTimer;
   static constexpr int kDraftWindowMs = 150;
+  static constexpr int kSlowDebounceMs = 150;          // the exact views after a drag rests
+  static constexpr int kSlowDebounceAfterEditMs = 60;  // after any other knob change
   QElapsedTimer m_sinceLastRequest;
   QTimer m_settleTimer;
   bool m_exactEnabled = true;

@@ -542,8 +542,30 @@ ChartPanel::AxisRanges ChartPanel::dataRanges() const {
   return r;
 }
 
+namespace {
+
+// The nearest value of 1, 2, 5 × 10^k at or above (up) or at or below v > 0.
+double niceLogStep(double v, bool up) {
+  if (!(v > 0.0) || !std::isfinite(v)) return v;
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  const double mantissa = v / decade;
+  constexpr double kSteps[] = {1.0, 2.0, 5.0, 10.0};
+  if (up) {
+    for (double step : kSteps) {
+      if (mantissa <= step * (1.0 + 1e-12)) return step * decade;
+    }
+    return 10.0 * decade;
+  }
+  for (int i = 3; i >= 0; --i) {
+    if (mantissa >= kSteps[i] * (1.0 - 1e-12)) return kSteps[i] * decade;
+  }
+  return decade / 2.0;
+}
+
+}  // namespace
+
 // Fixed ranges replace the data's; an empty range gets a width; a log x axis widens to whole
-// decades; a free y axis gets a margin.
+// decades; a free y axis gets a margin (on a log axis, out to a 1-2-5 value).
 void ChartPanel::padRanges(AxisRanges& r) const {
   if (m_fixedX) std::tie(r.xMin, r.xMax) = *m_fixedX;
   if (m_fixedY) std::tie(r.yMin, r.yMax) = *m_fixedY;
@@ -558,8 +580,11 @@ void ChartPanel::padRanges(AxisRanges& r) const {
   }
   if (!m_fixedY) {
     if (m_logY) {
-      r.yMin /= 1.5;
-      r.yMax *= 1.5;
+      // Out to the next 1-2-5 value: the range moves only when the data crosses one, so a change
+      // that stays within does not re-range the axis (and lay out its labels and every series
+      // again).
+      r.yMin = niceLogStep(r.yMin / 1.5, false);
+      r.yMax = niceLogStep(r.yMax * 1.5, true);
     } else {
       const double pad = 0.05 * (r.yMax - r.yMin);
       r.yMax += pad;
