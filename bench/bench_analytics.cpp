@@ -8,20 +8,14 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_util.h"
 #include "compute/analytics.h"
 #include "compute/slow_analytics.h"
 
+using dpx::bench::percentile;
+
 using namespace dpx;
 using Clock = std::chrono::steady_clock;
-
-namespace {
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const int changes = argc > 1 ? std::atoi(argv[1]) : 400;

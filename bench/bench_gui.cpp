@@ -11,16 +11,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_util.h"
 #include "main_window.h"
 
-namespace {
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-}  // namespace
+using dpx::bench::percentile;
 
 int main(int argc, char** argv) {
   QElapsedTimer clock;

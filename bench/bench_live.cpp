@@ -12,15 +12,13 @@
 #include <functional>
 #include <vector>
 
+#include "bench_util.h"
 #include "main_window.h"
 #include "trainer_panel.h"
 
-namespace {
+using dpx::bench::percentile;
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
-}
+namespace {
 
 bool waitFor(const std::function<bool()>& done, int timeoutMs) {
   QElapsedTimer timer;

@@ -50,6 +50,17 @@ bool waitAnalytics(MainWindow& w, QSignalSpy& spy, int timeoutMs = 10000) {
 
 QVector<QPointF> points(ChartPanel* chart, const char* id) { return chart->curvePoints(QLatin1String(id)); }
 
+// Shows the window, waits for its first analytics and lets the draft window pass, so the next
+// change counts as a lone one.
+bool showAndSettle(MainWindow& w) {
+  QSignalSpy spy(&w, &MainWindow::analyticsApplied);
+  w.show();
+  if (!spy.wait(10000)) return false;
+  w.analyticsJob()->waitForIdle();
+  QTest::qWait(400);
+  return true;
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -165,11 +176,7 @@ class TestMainWindow : public QObject {
   // made, so this holds on a slow (sanitizer) build too.
   void streamingChangesDrawDraftsThenSettleSmooth() {
     MainWindow w(m_settings.get());
-    QSignalSpy spy(&w, &MainWindow::analyticsApplied);
-    w.show();
-    QVERIFY(spy.wait(10000));
-    w.analyticsJob()->waitForIdle();
-    QTest::qWait(400);
+    QVERIFY(showAndSettle(w));
     std::vector<std::pair<double, qsizetype>> applied;  // σ shown, how many charts draw drafts
     connect(&w, &MainWindow::analyticsApplied, &w, [&] {
       const QList<ChartPanel*> charts = w.charts()->all();
@@ -196,11 +203,7 @@ class TestMainWindow : public QObject {
   // (and the charts turn smooth). Quick changes that are no drag keep their full curves.
   void draftsAreCoarseCurvesAndTheSettledViewIsFull() {
     MainWindow w(m_settings.get());
-    QSignalSpy spy(&w, &MainWindow::analyticsApplied);
-    w.show();
-    QVERIFY(spy.wait(10000));
-    w.analyticsJob()->waitForIdle();
-    QTest::qWait(400);
+    QVERIFY(showAndSettle(w));
     std::vector<std::shared_ptr<const AnalyticsSnapshot>> shown;
     connect(&w, &MainWindow::analyticsApplied, &w, [&] { shown.push_back(w.lastAnalytics()); });
     w.model()->setKnob(Knob::kSigma, 1.2);
