@@ -61,7 +61,6 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const StepsizeSnapshot> lastStepsize() const { return m_lastStepsize; }
   BackgroundJob* analyticsJob() { return &m_analyticsJob; }
   BackgroundJob* pldJob() { return &m_pldJob; }
-  BackgroundJob* shuffleJob() { return &m_shuffleJob; }
   BackgroundJob* stepsizeJob() { return &m_stepsizeJob; }
 
   // Files; each returns false and shows why in the status bar when it fails.

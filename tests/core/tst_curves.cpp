@@ -1,4 +1,4 @@
-// ε curves over one knob (SPEC §5 `dpx curve`).
+// ε curves over one knob (the core behind `dpx curve`).
 #include <QTest>
 #include <cmath>
 

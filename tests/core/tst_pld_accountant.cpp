@@ -1,4 +1,5 @@
-// `pld` (SPEC §2.3): exact composition by privacy loss distributions. Expected values:
+// `pld`: exact composition by privacy loss distributions (Koskela, Jälkö & Honkela 2020; Doroshenko et al.
+// 2022). Expected values:
 // tests/data/dpsgd_mnist.json (Google dp_accounting's PLD accountant at Δ = 1e−4 and 1e−5),
 // the Gaussian mechanism's closed form (q = 1 is exactly μ-GDP with μ = √K/σ), and properties.
 #include <QJsonArray>
@@ -81,7 +82,7 @@ class TestPldAccountant : public QObject {
     QVERIFY(f.isOk());
     DPX_COMPARE_REL(*f->epsilonUpper, pld4, 2e-6);
     QVERIFY(*f->epsilonLower <= pld5 && pld5 <= *f->epsilonUpper);
-    // The tight answer is below the RDP bound on every row (seed 003 Table 1).
+    // The tight answer is below the RDP bound on every row (Bu, Dong, Long & Su 2020, Table 1).
     QVERIFY(e->epsilon < rdpImproved);
     QVERIFY(e->epsilon < RdpAccountant().epsilon(p)->epsilon);
   }
