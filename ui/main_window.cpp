@@ -142,6 +142,7 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
                                          "where small false-positive rates are visible"));
   QCheckBox* exact = toggle(parent, toggles, QStringLiteral("exact PLD"), true,
                             QStringLiteral("Compute the exact privacy loss distribution bracket in the background"));
+  exact->setObjectName(QStringLiteral("exactToggle"));
   toggles->addStretch(1);
   m_timing = new QLabel(parent);
   m_timing->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -158,6 +159,7 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
     }
     m_pldJob.cancel();
     m_shuffleJob.cancel();
+    releaseStepsize();  // it was waiting for the exact view
     m_charts->clearPld();
     m_table->clearPld();
     m_lastPld.reset();
@@ -225,6 +227,7 @@ void MainWindow::connectViews() {
     m_pldJob.cancel();
     m_shuffleJob.cancel();
     m_stepsizeJob.cancel();
+    m_stepsizeAfterPld.reset();
   };
   connect(&m_model, &ParameterModel::paramsChanged, this, [this, stopSlowViews] {
     if (!m_model.isValid()) return;  // the last valid state stays on screen
@@ -437,29 +440,47 @@ void MainWindow::requestSlowViews() {
     m_pldJob.cancel();  // their answers would be for knobs that are gone
     m_shuffleJob.cancel();
     m_stepsizeJob.cancel();
+    m_stepsizeAfterPld.reset();
     return;
   }
   m_slowViewsStale = false;
   const core::Params params = m_model.lastValid();
   const bool epochsAxis = m_model.epochsAxis();
-  if (m_exactEnabled) {
-    m_table->showPldProgress(0.0);
-    m_shuffleJob.cancel();  // its bound would be for knobs that are gone
-    m_pldJob.request(
-        [params, epochsAxis](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
-          auto s = computePoissonPld(params, epochsAxis, cancel, progress);
-          if (!s) return {};
-          return std::make_shared<const PldSnapshot>(std::move(*s));
-        },
-        [this](std::any&& result) {
-          auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
-          if (!s) return;
-          applyPld(*s);
-          Q_EMIT pldApplied();
-          if ((*s)->error.empty() && !(*s)->shuffleDone) requestShuffleStage(*s);
-        });
-  }
   const double reference = m_calibrate->targetEpsilon();
+  if (!m_exactEnabled) {
+    requestStepsize(params, reference);
+    return;
+  }
+  // The Poisson bracket first, on both cores: the step-size chart (and the shuffle bound) follow
+  // it instead of halving its speed. Until then the chart keeps its last curves.
+  m_stepsizeJob.cancel();
+  m_stepsizeAfterPld = StepsizeRequest{params, reference};
+  m_table->showPldProgress(0.0);
+  m_shuffleJob.cancel();  // its bound would be for knobs that are gone
+  m_pldJob.request(
+      [params, epochsAxis](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
+        auto s = computePoissonPld(params, epochsAxis, cancel, progress);
+        if (!s) return {};
+        return std::make_shared<const PldSnapshot>(std::move(*s));
+      },
+      [this](std::any&& result) {
+        auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
+        if (!s) return;  // cancelled: whatever cancelled it requests the slow views again
+        applyPld(*s);
+        Q_EMIT pldApplied();
+        if ((*s)->error.empty() && !(*s)->shuffleDone) requestShuffleStage(*s);
+        releaseStepsize();
+      });
+}
+
+void MainWindow::releaseStepsize() {
+  if (!m_stepsizeAfterPld) return;
+  const StepsizeRequest r = *m_stepsizeAfterPld;
+  m_stepsizeAfterPld.reset();
+  requestStepsize(r.params, r.referenceEpsilon);
+}
+
+void MainWindow::requestStepsize(const core::Params& params, double reference) {
   m_stepsizeJob.request(
       [params, reference](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
         auto s = computeStepsize(params, reference, cancel, progress);

@@ -112,6 +112,8 @@ class MainWindow : public QMainWindow {
   void requestSlowViews();
   void applyPld(std::shared_ptr<const PldSnapshot> snapshot);
   void requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson);
+  void requestStepsize(const core::Params& params, double referenceEpsilon);
+  void releaseStepsize();  // starts the step-size job that waited for the exact view, if any
   void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
   void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);
   void addRecentFile(const QString& path);
@@ -143,6 +145,12 @@ class MainWindow : public QMainWindow {
   QElapsedTimer m_sinceLastRequest;
   QTimer m_settleTimer;
   bool m_exactEnabled = true;
+  // The step-size chart's request while the exact view computes (it runs after it).
+  struct StepsizeRequest {
+    core::Params params;
+    double referenceEpsilon = 0.0;
+  };
+  std::optional<StepsizeRequest> m_stepsizeAfterPld;
   bool m_slowViewsStale = false;  // knobs changed while the Privacy tab was hidden
   bool m_analyticsStale = false;
   BackgroundJob m_tableEpsilonJob{false};

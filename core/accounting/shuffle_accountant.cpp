@@ -147,17 +147,22 @@ struct LossAtom {
 // once per cut and distribution (in parallel: 2 × 50 001 evaluations of a mixture of normal CDFs)
 // and each slice's mass is formed from its two cuts exactly as ShuffleMaxStatistic::logMass forms
 // it.
-Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& statistic, const ShuffleSlicing& cuts) {
+Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& statistic, const ShuffleSlicing& cuts,
+                                                const std::atomic<bool>* cancel) {
   if (!(cuts.hi > cuts.lo) || cuts.count < 1)
     return Status::invalidArgument("shuffle slicing needs lo < hi and ≥ 1 slice");
   const double width = (cuts.hi - cuts.lo) / static_cast<double>(cuts.count);
   const auto cutCount = static_cast<std::size_t>(cuts.count) + 1;  // cut j at lo + width·j
   std::vector<double> logCdfP(cutCount), logCdfQ(cutCount);
+  // Tens of milliseconds at a new σ: a cancelled request stops within a chunk.
+  const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
   parallelFor(tbb::blocked_range<std::size_t>(0, cutCount, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+    if (cancelled()) return;
     for (std::size_t j = r.begin(); j != r.end(); ++j) {
       statistic.logCdfBoth(cuts.lo + width * static_cast<double>(j), logCdfP[j], logCdfQ[j]);
     }
   });
+  if (cancelled()) return Status::cancelled("the shuffle lower bound was cancelled");
   const auto logSfOf = [](double logCdf) { return logCdf >= 0.0 ? -kInf : numerics::log1mExp(logCdf); };
   // logMass(a, b) of the slice between cuts j and j + 1 (j = −1: below lo; j = count: above hi).
   const auto logMass = [&](std::int64_t j, const std::vector<double>& logCdf) {
@@ -179,10 +184,16 @@ Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& stati
   return atoms;
 }
 
+// The slicing asked for, or the default: kDefaultSlices slices of the statistic's working range.
+ShuffleSlicing slicingOf(const ShuffleMaxStatistic& statistic, const std::optional<ShuffleSlicing>& slicing) {
+  return slicing.value_or(ShuffleSlicing{statistic.lowerEnd(), statistic.upperEnd(), kDefaultSlices});
+}
+
 // The atoms of the last few (statistic, slicing): a run's Δ is chosen from them and its passes are
 // built from them again, and an ε-vs-K curve asks for the same whole pass at every K.
 Result<std::shared_ptr<const std::vector<LossAtom>>> sliceAtoms(const ShuffleMaxStatistic& statistic,
-                                                                const ShuffleSlicing& cuts) {
+                                                                const ShuffleSlicing& cuts,
+                                                                const std::atomic<bool>* cancel) {
   using Key = std::tuple<double, double, std::int64_t, double, double, std::int64_t>;
   const Key key{statistic.sigma(), statistic.visibleSteps(), statistic.stepsPerEpoch(), cuts.lo, cuts.hi, cuts.count};
   static std::mutex mutex;
@@ -195,7 +206,7 @@ Result<std::shared_ptr<const std::vector<LossAtom>>> sliceAtoms(const ShuffleMax
       return cache.front().second;
     }
   }
-  DPX_ASSIGN_OR_RETURN(std::vector<LossAtom> computed, computeSliceAtoms(statistic, cuts));
+  DPX_ASSIGN_OR_RETURN(std::vector<LossAtom> computed, computeSliceAtoms(statistic, cuts, cancel));
   auto shared = std::make_shared<const std::vector<LossAtom>>(std::move(computed));
   const std::lock_guard lock(mutex);
   cache.emplace_front(key, shared);
@@ -256,11 +267,9 @@ std::vector<std::pair<std::int64_t, double>> quantiseAtoms(const std::vector<Los
 }  // namespace
 
 Result<pld::DiscretePld> slicedPassPld(const ShuffleMaxStatistic& statistic, double interval,
-                                       const std::optional<ShuffleSlicing>& slicing) {
+                                       const std::optional<ShuffleSlicing>& slicing, const std::atomic<bool>* cancel) {
   if (!(interval > 0.0)) return Status::invalidArgument("loss grid Δ must be > 0");
-  DPX_ASSIGN_OR_RETURN(const auto sliced,
-                       sliceAtoms(statistic, slicing.value_or(ShuffleSlicing{statistic.lowerEnd(), statistic.upperEnd(),
-                                                                             kDefaultSlices})));
+  DPX_ASSIGN_OR_RETURN(const auto sliced, sliceAtoms(statistic, slicingOf(statistic, slicing), cancel));
   const std::vector<LossAtom>& atoms = *sliced;
   const double span = (atoms.back().loss - atoms.front().loss) / interval;
   if (span > static_cast<double>(kMaxPassGridPoints)) {
@@ -299,11 +308,9 @@ namespace {
 // enough that the composed window (±9 standard deviations of the summed loss and one pass's
 // range) fits in kWindowBudget points and one pass in a quarter of its grid limit.
 Result<double> defaultInterval(const ShuffleMaxStatistic& statistic, double passes,
-                               const std::optional<ShuffleSlicing>& slicing) {
+                               const std::optional<ShuffleSlicing>& slicing, const std::atomic<bool>* cancel) {
   constexpr double kWindowBudget = 2e6;
-  DPX_ASSIGN_OR_RETURN(const auto sliced,
-                       sliceAtoms(statistic, slicing.value_or(ShuffleSlicing{statistic.lowerEnd(), statistic.upperEnd(),
-                                                                             kDefaultSlices})));
+  DPX_ASSIGN_OR_RETURN(const auto sliced, sliceAtoms(statistic, slicingOf(statistic, slicing), cancel));
   const std::vector<LossAtom>& atoms = *sliced;
   double total = 0.0, mean = 0.0;
   for (const LossAtom& a : atoms) {
@@ -369,14 +376,14 @@ Result<ShuffleLowerBound> shuffleLowerBound(double sigma, std::int64_t stepsPerE
   if (options.interval) {
     interval = *options.interval;
   } else {
-    DPX_ASSIGN_OR_RETURN(interval, defaultInterval(*out.onePass, passes, options.slicing));
+    DPX_ASSIGN_OR_RETURN(interval, defaultInterval(*out.onePass, passes, options.slicing, options.cancel));
   }
   for (;; interval *= 4.0) {
     out.interval = interval;
-    Result<pld::DiscretePld> wholePld =
-        whole ? slicedPassPld(*whole, interval, options.slicing) : Result<pld::DiscretePld>(pld::DiscretePld());
-    Result<pld::DiscretePld> partialPld =
-        partial ? slicedPassPld(*partial, interval, options.slicing) : Result<pld::DiscretePld>(pld::DiscretePld());
+    Result<pld::DiscretePld> wholePld = whole ? slicedPassPld(*whole, interval, options.slicing, options.cancel)
+                                              : Result<pld::DiscretePld>(pld::DiscretePld());
+    Result<pld::DiscretePld> partialPld = partial ? slicedPassPld(*partial, interval, options.slicing, options.cancel)
+                                                  : Result<pld::DiscretePld>(pld::DiscretePld());
     Status status = !wholePld ? wholePld.status() : (!partialPld ? partialPld.status() : Status::ok());
     if (status.isOk()) {
       status = composePasses(out, whole ? &*wholePld : nullptr, partial ? &*partialPld : nullptr, options);

@@ -20,6 +20,7 @@
 // not bound the pipeline (Chua et al. report this for small σ and many batches).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -76,9 +77,10 @@ struct ShuffleSlicing {
 
 // One pass's sliced pair as a discrete loss distribution under P on the grid Δ, losses rounded
 // down; slices with P-mass below 1e−30 are dropped. Default slicing: 50 000 slices of
-// [lowerEnd, upperEnd].
+// [lowerEnd, upperEnd]. A set `cancel` stops the slicing (Status kCancelled).
 Result<pld::DiscretePld> slicedPassPld(const ShuffleMaxStatistic& statistic, double interval,
-                                       const std::optional<ShuffleSlicing>& slicing = std::nullopt);
+                                       const std::optional<ShuffleSlicing>& slicing = std::nullopt,
+                                       const std::atomic<bool>* cancel = nullptr);
 
 struct ShuffleRunOptions {
   std::optional<double> interval;         // loss grid Δ; default max(1e−5, min(1e−3, 0.01/E)), coarsened to fit

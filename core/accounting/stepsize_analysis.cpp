@@ -22,9 +22,16 @@ Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasi
                                    std::optional<double> hint = {}) {
   DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
   const std::span<const double> orders = grid.orders();
-  auto rdpAt = [&](std::size_t i) { return sgmcmcTotalRdp(p.q(), sigma1, p.K, decreasing, orders[i]); };
-  DPX_ASSIGN_OR_RETURN(const OrderOptimum best,
-                       minimizeOverOrders(orders, rdpAt, p.delta, options.conversion, true, hint));
+  // A decreasing schedule's order costs milliseconds (its head and lattice of σ values are new at
+  // each σ₁): a cancelled search stops at the next order, and the partial minimum is not returned.
+  const auto cancelled = [&] { return options.exact.cancel && options.exact.cancel->load(std::memory_order_relaxed); };
+  auto rdpAt = [&](std::size_t i) -> Result<double> {
+    if (cancelled()) return Status::cancelled();
+    return sgmcmcTotalRdp(p.q(), sigma1, p.K, decreasing, orders[i]);
+  };
+  Result<OrderOptimum> optimum = minimizeOverOrders(orders, rdpAt, p.delta, options.conversion, true, hint);
+  if (cancelled()) return Status::cancelled();
+  DPX_ASSIGN_OR_RETURN(const OrderOptimum best, std::move(optimum));
   EpsilonResult r;
   r.epsilon = best.epsilon;
   r.delta = p.delta;

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -251,6 +252,25 @@ class TestShuffleAccountant : public QObject {
       const double upper = epsilonOf(DeterministicAccountant(), p);
       QVERIFY(lower > 0.0 && lower <= upper * (1 + 1e-9));
     }
+  }
+
+  // The GUI cancels a bound whose knobs are gone: the slicing (tens of milliseconds at a new σ)
+  // stops with kCancelled and leaves nothing behind, so the next request slices afresh and gets
+  // the uncancelled answer.
+  void cancelledSlicingLeavesNothingBehind() {
+    const ShuffleMaxStatistic statistic(0.8731, 200, 200);  // a σ no other test slices
+    std::atomic<bool> cancel{true};
+    const Result<pld::DiscretePld> stopped = slicedPassPld(statistic, 1e-3, std::nullopt, &cancel);
+    QVERIFY(!stopped.isOk());
+    QCOMPARE(stopped.status().code(), StatusCode::kCancelled);
+    cancel = false;
+    const Result<pld::DiscretePld> later = slicedPassPld(statistic, 1e-3, std::nullopt, &cancel);
+    const Result<pld::DiscretePld> plain = slicedPassPld(statistic, 1e-3);
+    QVERIFY2(later.isOk(), later.status().message().c_str());
+    QVERIFY(plain.isOk());
+    QCOMPARE(later->masses().size(), plain->masses().size());
+    QVERIFY(later->masses() == plain->masses());
+    QVERIFY(later->delta(0.5) > 0.0);
   }
 };
 

@@ -479,6 +479,28 @@ class TestStepsizeAnalysis : public QObject {
     QVERIFY(!stepSizeChart(Params{}, targets, 0.0).isOk());
   }
 
+  // Cancelled while searches are under way (from the first progress report, as a knob change
+  // does): the searches stop between Rényi orders, and what they found so far is not a chart.
+  void chartCancelledMidSearchReturnsNoChart() {
+    Params p;
+    p.schedule = Schedule::kDecreasing;
+    std::atomic<bool> cancel{false};
+    StepSizeChartOptions options;
+    options.control.cancel = &cancel;
+    options.control.progress = [&](double) { cancel = true; };
+    const std::vector<double> targets = stepSizeTargets(1.0, 8, 20.0);
+    auto chart = stepSizeChart(p, targets, 1.0, options);
+    QVERIFY(cancel.load());
+    QVERIFY(!chart.isOk());
+    QCOMPARE(chart.status().code(), StatusCode::kCancelled);
+    const Result<SgmcmcExactSteps> search = sgmcmcExactSteps(p, 1.0, [&] {
+      EpsilonOptions o;
+      o.exact.cancel = &cancel;
+      return o;
+    }());
+    QCOMPARE(search.status().code(), StatusCode::kCancelled);
+  }
+
   void badTargets() {
     QVERIFY(!analyzeStepSize(liWorkedExample(), 0.0).isOk());
     QVERIFY(!analyzeStepSize(liWorkedExample(), -1.0).isOk());

@@ -391,12 +391,17 @@ class TestMainWindow : public QObject {
   }
 
   // The step-size chart draws the η that meet a target for sgld and cyclic too, over
-  // [ε/20, 20ε] around the calibration target.
+  // [ε/20, 20ε] around the calibration target. It is computed after the exact view's Poisson
+  // bracket, which would otherwise share the two cores with it.
   void stepsizeChartCoversEveryEtaDependentAnalysis() {
     MainWindow w(m_settings.get());
+    QStringList order;
+    connect(&w, &MainWindow::pldApplied, &w, [&] { order << QStringLiteral("pld"); });
+    connect(&w, &MainWindow::stepsizeApplied, &w, [&] { order << QStringLiteral("stepsize"); });
     QSignalSpy stepsize(&w, &MainWindow::stepsizeApplied);
     w.show();
     QVERIFY(stepsize.wait(120000));
+    QCOMPARE(order, QStringList({QStringLiteral("pld"), QStringLiteral("stepsize")}));
     ChartPanel* chart = w.charts()->stepsize();
     for (const char* id :
          {"exact_fixed", "exact_decreasing", "li_fixed", "li_decreasing", "wang", "sgld", "cyclic", "current"}) {
@@ -408,6 +413,24 @@ class TestMainWindow : public QObject {
     DPX_COMPARE_REL(exact.front().x(), target / 20.0, 1e-9);
     DPX_COMPARE_REL(exact.back().x(), target * 20.0, 1e-9);
     QVERIFY(chart->marker() && *chart->marker() == target);
+  }
+
+  // Turning the exact view off while it computes lets the step-size job that waits for it go.
+  void stepsizeStartsWhenTheExactViewIsTurnedOff() {
+    MainWindow w(m_settings.get());
+    QStringList order;
+    connect(&w, &MainWindow::pldApplied, &w, [&] { order << QStringLiteral("pld"); });
+    connect(&w, &MainWindow::stepsizeApplied, &w, [&] { order << QStringLiteral("stepsize"); });
+    QSignalSpy stepsize(&w, &MainWindow::stepsizeApplied);
+    w.show();
+    auto* exact = w.findChild<QCheckBox*>(QStringLiteral("exactToggle"));
+    QVERIFY(exact);
+    QTRY_VERIFY_WITH_TIMEOUT(w.pldJob()->busy(), 10000);
+    QVERIFY(!w.stepsizeJob()->busy());  // it waits for the exact view
+    exact->setChecked(false);
+    QVERIFY(stepsize.wait(120000));
+    QCOMPARE(order, QStringList({QStringLiteral("stepsize")}));
+    QVERIFY(!w.lastPld());
   }
 
   void invalidInputShowsTheMessageAndKeepsChartsFinite() {
