@@ -244,6 +244,20 @@ class TestMainWindow : public QObject {
         if (at != b.x.end()) QCOMPARE(a.y[j], b.y[static_cast<std::size_t>(at - b.x.begin())]);
       }
     }
+    // The RDP chart: a subset of the orders, each value the settled one.
+    const auto rdpCurve = [](const AnalyticsSnapshot& s) {
+      return *std::find_if(s.rdpCurves.begin(), s.rdpCurves.end(), [](const PlotCurve& c) { return c.id == "rdp"; });
+    };
+    const PlotCurve coarseRdp = rdpCurve(coarse);
+    const PlotCurve fullRdp = rdpCurve(full);
+    QVERIFY(coarseRdp.x.size() * 4 < fullRdp.x.size());
+    QCOMPARE(coarseRdp.x.back(), fullRdp.x.back());
+    for (std::size_t j = 0; j < coarseRdp.x.size(); ++j) {
+      const auto at = std::find(fullRdp.x.begin(), fullRdp.x.end(), coarseRdp.x[j]);
+      QVERIFY(at != fullRdp.x.end());
+      QCOMPARE(coarseRdp.y[j], fullRdp.y[static_cast<std::size_t>(at - fullRdp.x.begin())]);
+    }
+    QCOMPARE(points(w.charts()->rdp(), "rdp").size(), qsizetype(fullRdp.x.size()));
     QVERIFY(points(w.charts()->epsilon(), "rdp").size() >= kEpsilonCurvePoints * 3 / 4);
     QVERIFY(points(w.charts()->tradeoff(), "fed:rdp").size() == kTradeoffPoints);
   }

@@ -160,9 +160,22 @@ void epsilonAlongSteps(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
   }
 }
 
+// The orders of a draft's RDP chart: a subset of the default grid, so each value is the settled
+// chart's at that α.
+std::span<const double> draftOrders() {
+  static const std::vector<double> orders = [] {
+    const std::span<const double> all = defaultOrders();
+    std::vector<double> kept;
+    for (std::size_t i = 0; i < all.size(); i += kDraftRdpOrderStride) kept.push_back(all[i]);
+    if (kept.back() != all.back()) kept.push_back(all.back());
+    return kept;
+  }();
+  return orders;
+}
+
 // ε_α against α for the RDP accountants.
 void rdpProfiles(const AnalyticsContext& ctx, AnalyticsSnapshot& s) {
-  const std::span<const double> orders = defaultOrders();
+  const std::span<const double> orders = ctx.draft ? draftOrders() : defaultOrders();
   for (std::size_t i = 0; i < ctx.analytic.size(); ++i) {
     const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(ctx.analytic[i]);
     if (!rdpBased) continue;

@@ -71,9 +71,13 @@ inline constexpr int kTradeoffPoints = 300;
 // A draft (a slider being dragged: values stream in faster than a frame) computes every curve on
 // a coarser axis; each point is still the exact value at its x. The settled view recomputes at
 // full density.
-inline constexpr int kDraftEpsilonCurvePoints = 60;
+inline constexpr int kDraftEpsilonCurvePoints = 40;
 inline constexpr int kDraftSparseEpsilonCurvePoints = 16;
 inline constexpr int kDraftTradeoffPoints = 80;
+// The RDP chart of a draft draws every kDraftRdpOrderStride-th order of the default grid (and its
+// last): at a new σ each fractional order is a series of its own, and the chart's 418 are most
+// of a draft's cost there.
+inline constexpr int kDraftRdpOrderStride = 5;
 
 // `draft`: the coarse axes of a slider drag (the table's values are exact either way).
 AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting::Conversion conversion, bool epochsAxis,
