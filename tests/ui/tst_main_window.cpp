@@ -50,6 +50,12 @@ bool waitAnalytics(MainWindow& w, QSignalSpy& spy, int timeoutMs = 10000) {
 
 QVector<QPointF> points(ChartPanel* chart, const char* id) { return chart->curvePoints(QLatin1String(id)); }
 
+// Appends "pld" and "stepsize" to `order` as those views arrive on screen.
+void recordSlowViewOrder(MainWindow& w, QStringList& order) {
+  QObject::connect(&w, &MainWindow::pldApplied, &w, [&order] { order << QStringLiteral("pld"); });
+  QObject::connect(&w, &MainWindow::stepsizeApplied, &w, [&order] { order << QStringLiteral("stepsize"); });
+}
+
 // Shows the window, waits for its first analytics and lets the draft window pass, so the next
 // change counts as a lone one.
 bool showAndSettle(MainWindow& w) {
@@ -410,8 +416,7 @@ class TestMainWindow : public QObject {
   void stepsizeChartCoversEveryEtaDependentAnalysis() {
     MainWindow w(m_settings.get());
     QStringList order;
-    connect(&w, &MainWindow::pldApplied, &w, [&] { order << QStringLiteral("pld"); });
-    connect(&w, &MainWindow::stepsizeApplied, &w, [&] { order << QStringLiteral("stepsize"); });
+    recordSlowViewOrder(w, order);
     QSignalSpy stepsize(&w, &MainWindow::stepsizeApplied);
     w.show();
     QVERIFY(stepsize.wait(120000));
@@ -433,8 +438,7 @@ class TestMainWindow : public QObject {
   void stepsizeStartsWhenTheExactViewIsTurnedOff() {
     MainWindow w(m_settings.get());
     QStringList order;
-    connect(&w, &MainWindow::pldApplied, &w, [&] { order << QStringLiteral("pld"); });
-    connect(&w, &MainWindow::stepsizeApplied, &w, [&] { order << QStringLiteral("stepsize"); });
+    recordSlowViewOrder(w, order);
     QSignalSpy stepsize(&w, &MainWindow::stepsizeApplied);
     w.show();
     auto* exact = w.findChild<QCheckBox*>(QStringLiteral("exactToggle"));
