@@ -16,10 +16,7 @@
 namespace dpx::core::accounting {
 namespace {
 
-using numerics::log1mExp;
 using numerics::logAddExp;
-using numerics::logNormalCdf;
-using numerics::logSubExp;
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
@@ -65,44 +62,85 @@ double integerOrderLogA(double q, double sigma, int alpha) {
   return logAddExp(0.0, logAMinus1);  // log A = log(1 + (A − 1))
 }
 
+// log A_α for fractional α: the series of Mironov, Talwar & Zhang 2019 (§3.3), two alternating
+// sums of terms whose magnitudes fall only polynomially past the binomial's peak at small σ
+// (hundreds of terms at σ = 0.5). Terms are formed a block at a time with vectorised log and
+// log Φ, then added in order, in linear space relative to the largest term so far, so the stop
+// (past the peak, once a term is negligible both absolutely, as Opacus stops at e^−30, and
+// relative to the sum, e^−36 ≈ 2e−16) and the positivity check fall on the same term as a
+// term-by-term log-space sum would. Each sum's first term stays in log form and the others are
+// added to it through log1p: when A − 1 is tiny (large σ, small q), log A ≈ 10⁻¹⁸ keeps its
+// digits, which a sum of terms near 1 would round away.
 Result<double> fractionalOrderLogA(double q, double sigma, double alpha) {
   const double logQ = std::log(q);
   const double log1mQ = std::log1p(-q);
   const double s2 = sigma * sigma;
   const double z0 = s2 * (std::log1p(-q) - logQ) + 0.5;  // σ² log(1/q − 1) + 1/2
-  double logA0 = kNegInf;
-  double logA1 = kNegInf;
-  double logAbsCoef = 0.0;  // C(α, 0) = 1
-  int coefSign = 1;
   constexpr int kMaxTerms = 200000;
-  for (int i = 0; i < kMaxTerms; ++i) {
-    if (i > 0) {
-      const double factor = alpha - (i - 1);
-      logAbsCoef += std::log(std::fabs(factor)) - std::log(static_cast<double>(i));
-      if (factor < 0) coefSign = -coefSign;
+  constexpr int kBlock = 32;
+  const Eigen::ArrayXd offsets = Eigen::ArrayXd::LinSpaced(kBlock, 0.0, kBlock - 1.0);
+  Eigen::ArrayXd logS0(kBlock), logS1(kBlock), logE0(kBlock), logE1(kBlock), arg0(kBlock), arg1(kBlock);
+  double logAbsCoef = 0.0;  // log |C(α, i)| of the last term formed
+  int coefSign = 1;
+  // A₀ = e^head0 + e^scale·rest0 and A₁ = e^head1 + e^scale·rest1: the first terms apart.
+  double scale = -std::numeric_limits<double>::infinity();
+  double head0 = 0.0, head1 = 0.0, rest0 = 0.0, rest1 = 0.0;
+  // log(e^head + e^scale·rest), rest > −e^{head − scale}.
+  const auto combine = [&](double head, double rest) {
+    if (rest == 0.0) return head;
+    if (scale - head < 700.0) return head + std::log1p(rest * std::exp(scale - head));
+    return scale + std::log(rest + std::exp(head - scale));
+  };
+  for (int first = 0; first < kMaxTerms; first += kBlock) {
+    const Eigen::ArrayXd i = offsets + first;
+    const Eigen::ArrayXd j = alpha - i;
+    // log |α − (i − 1)| − log i, the step of log |C(α, i)|; its prefix sums are the coefficients.
+    const Eigen::ArrayXd step = (alpha + 1.0 - i).abs().log() - i.log();
+    Eigen::ArrayXd logCoef(kBlock);
+    for (int k = 0; k < kBlock; ++k) {
+      if (first + k > 0) logAbsCoef += step[k];
+      logCoef[k] = logAbsCoef;
     }
-    const double j = alpha - i;
-    const double logT0 = logAbsCoef + i * logQ + j * log1mQ;
-    const double logT1 = logAbsCoef + j * logQ + i * log1mQ;
-    const double logE0 = logNormalCdf((z0 - i) / sigma);  // ½ erfc((i − z0)/(√2 σ))
-    const double logE1 = logNormalCdf((j - z0) / sigma);  // ½ erfc((z0 − j)/(√2 σ))
-    const double logS0 = logT0 + (static_cast<double>(i) * i - i) / (2.0 * s2) + logE0;
-    const double logS1 = logT1 + (j * j - j) / (2.0 * s2) + logE1;
-    if (coefSign > 0) {
-      logA0 = logAddExp(logA0, logS0);
-      logA1 = logAddExp(logA1, logS1);
-    } else {
-      if (logS0 > logA0 || logS1 > logA1) {
-        return Status::numericalIssue("the fractional-order RDP series lost positivity at α = " + formatNumber(alpha));
+    arg0 = (z0 - i) / sigma;  // log E₀ = log ½ erfc((i − z0)/(√2 σ))
+    arg1 = (j - z0) / sigma;  // log E₁ = log ½ erfc((z0 − j)/(√2 σ))
+    numerics::logNormalCdf(std::span<const double>(arg0.data(), kBlock), std::span<double>(logE0.data(), kBlock));
+    numerics::logNormalCdf(std::span<const double>(arg1.data(), kBlock), std::span<double>(logE1.data(), kBlock));
+    logS0 = logCoef + i * logQ + j * log1mQ + (i.square() - i) / (2.0 * s2) + logE0;
+    logS1 = logCoef + j * logQ + i * log1mQ + (j.square() - j) / (2.0 * s2) + logE1;
+    const double blockLargest = std::max(logS0.maxCoeff(), logS1.maxCoeff());
+    if (first == 0) {
+      head0 = logS0[0];
+      head1 = logS1[0];
+    }
+    if (blockLargest > scale) {
+      const double shrink = std::exp(scale - blockLargest);
+      rest0 *= shrink;
+      rest1 *= shrink;
+      scale = blockLargest;
+    }
+    const Eigen::ArrayXd term0 = (logS0 - scale).exp();
+    const Eigen::ArrayXd term1 = (logS1 - scale).exp();
+    const double headShare0 = std::exp(head0 - scale), headShare1 = std::exp(head1 - scale);
+    for (int k = first == 0 ? 1 : 0; k < kBlock; ++k) {
+      const int index = first + k;
+      if (alpha - (index - 1) < 0) coefSign = -coefSign;
+      if (coefSign > 0) {
+        rest0 += term0[k];
+        rest1 += term1[k];
+      } else {
+        if (term0[k] > headShare0 + rest0 || term1[k] > headShare1 + rest1) {
+          return Status::numericalIssue("the fractional-order RDP series lost positivity at α = " +
+                                        formatNumber(alpha));
+        }
+        rest0 -= term0[k];
+        rest1 -= term1[k];
       }
-      logA0 = logSubExp(logA0, logS0);
-      logA1 = logSubExp(logA1, logS1);
+      const double largest = std::max(logS0[k], logS1[k]);
+      const double total = headShare0 + rest0 + headShare1 + rest1;
+      if (index > alpha && largest < -30.0 && std::max(term0[k], term1[k]) < total * std::exp(-36.0)) {
+        return logAddExp(combine(head0, rest0), combine(head1, rest1));
+      }
     }
-    const double largest = std::max(logS0, logS1);
-    const double total = logAddExp(logA0, logA1);
-    // Past the binomial peak, stop once the terms are negligible both absolutely (as Opacus
-    // does, e^−30) and relative to the sum (e^−36 ≈ 2e−16), so tiny A − 1 keep their digits.
-    if (i > alpha && largest < -30.0 && largest < total - 36.0) return total;
   }
   return Status::noConvergence("the fractional-order RDP series did not converge at α = " + formatNumber(alpha));
 }

@@ -1,5 +1,6 @@
 #include "numerics/special_functions.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
@@ -42,6 +43,20 @@ double logNormalCdf(double x) {
   if (x >= 0.0) return std::log1p(-0.5 * std::erfc(x * kInvSqrt2));
   if (x > kAsymptoticThreshold) return std::log(0.5 * std::erfc(-x * kInvSqrt2));
   return -0.5 * x * x - kLogSqrt2Pi - std::log(-x) + logMillsSeries(x);
+}
+
+void logNormalCdf(std::span<const double> x, std::span<double> out) {
+  const auto count = static_cast<Eigen::Index>(x.size());
+  const Eigen::Map<const Eigen::ArrayXd> in(x.data(), count);
+  Eigen::Map<Eigen::ArrayXd> result(out.data(), count);
+  // The Mills series of logMillsSeries in Horner form: 1 + Σ_k (−1)^k (2k − 1)!! / x^{2k}.
+  const Eigen::ArrayXd inv2 = in.square().inverse();
+  Eigen::ArrayXd series = Eigen::ArrayXd::Constant(count, 1.0);
+  for (int k = 12; k >= 1; --k) series = 1.0 - (2.0 * k - 1.0) * inv2 * series;
+  result = -0.5 * in.square() - kLogSqrt2Pi - (-in).log() + series.log();
+  for (Eigen::Index i = 0; i < count; ++i) {
+    if (!(in[i] <= kAsymptoticThreshold)) result[i] = logNormalCdf(in[i]);
+  }
 }
 
 double normalPdf(double x) { return std::exp(logNormalPdf(x)); }

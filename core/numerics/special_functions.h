@@ -15,6 +15,9 @@ inline constexpr double kLogSqrt2Pi = 0.91893853320467274178;  // log √(2π)
 double normalCdf(double x);
 // log Φ(x), accurate for every finite x (asymptotic series below x = −30, where Φ underflows).
 double logNormalCdf(double x);
+// log Φ at every element of x, into out (of the same length): equal to the scalar logNormalCdf,
+// with the asymptotic branch (x ≤ −30), where long series spend their terms, vectorised.
+void logNormalCdf(std::span<const double> x, std::span<double> out);
 // Standard normal density φ(x) and its logarithm.
 double normalPdf(double x);
 double logNormalPdf(double x);

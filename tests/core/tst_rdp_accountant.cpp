@@ -188,6 +188,26 @@ class TestRdpAccountant : public QObject {
     }
   }
 
+  // The fractional-order series where A_α − 1 is ~1e−12 of the sum: its digits come from the
+  // series' first terms, kept in log form (mpmath at 80 digits, the series to 1e−60).
+  void tinyFractionalRdpKeepsItsDigits() {
+    struct Case {
+      double q, sigma, alpha, expected;
+    };
+    for (const Case& c : {Case{1e-5, 5.0, 1.5, 3.0608074313635218e-12}, Case{1e-5, 5.0, 2.5, 5.1013478291376247e-12},
+                          Case{1e-5, 20.0, 10.5, 1.3141422728773583e-12}, Case{1e-4, 5.0, 63.5, 1.2960717965989379e-8},
+                          Case{1e-6, 2.0, 1.25, 1.7751584403554502e-13}}) {
+      auto v = subsampledGaussianRdp(c.q, c.sigma, c.alpha);
+      QVERIFY(v.isOk());
+      QVERIFY2(dpx::test::relativelyClose(*v, c.expected, 1e-6), qPrintable(QStringLiteral("q=%1 σ=%2 α=%3: %4 vs %5")
+                                                                                .arg(c.q)
+                                                                                .arg(c.sigma)
+                                                                                .arg(c.alpha)
+                                                                                .arg(*v, 0, 'g', 12)
+                                                                                .arg(c.expected, 0, 'g', 12)));
+    }
+  }
+
   void hugeOrdersStayFinite() {
     auto v = subsampledGaussianRdp(0.9, 0.05, 1024.0);
     QVERIFY(v.isOk());
