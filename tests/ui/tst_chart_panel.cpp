@@ -37,6 +37,41 @@ class TestChartPanel : public QObject {
     QVERIFY(spike);
   }
 
+  // Every dropped point lies within the tolerance of the segment of kept points around it; the
+  // ends are kept; a straight run collapses to its ends, and a kink above the tolerance stays.
+  void simplifiedLinesStayWithinTheTolerance() {
+    const auto identity = [](const QPointF& p) { return p; };
+    QVector<QPointF> wave;
+    for (int i = 0; i <= 2000; ++i) wave.push_back({i * 0.5, 40.0 * std::sin(i / 90.0) + 3.0 * std::sin(i / 7.0)});
+    for (const double tolerance : {0.05, 0.1, 0.5, 2.0}) {
+      const QVector<QPointF> kept = dpx::ui::simplifyPolyline(wave, identity, tolerance);
+      QCOMPARE(kept.front(), wave.front());
+      QCOMPARE(kept.back(), wave.back());
+      QVERIFY(kept.size() < wave.size() / 2);
+      qsizetype segment = 0;
+      for (const QPointF& p : wave) {
+        while (segment + 1 < kept.size() && kept[segment + 1].x() < p.x()) ++segment;
+        const QPointF a = kept[segment];
+        const QPointF b = kept[std::min(segment + 1, kept.size() - 1)];
+        const QPointF d = b - a;
+        const QPointF v = p - a;
+        const double length = std::hypot(d.x(), d.y());
+        const double distance =
+            length > 0.0 ? std::fabs(d.x() * v.y() - d.y() * v.x()) / length : std::hypot(v.x(), v.y());
+        QVERIFY2(
+            distance <= tolerance * (1.0 + 1e-9),
+            qPrintable(QStringLiteral("x = %1 is %2 px off at tolerance %3").arg(p.x()).arg(distance).arg(tolerance)));
+      }
+    }
+    QVector<QPointF> line;
+    for (int i = 0; i < 500; ++i) line.push_back({double(i), 3.0 * i + 1.0});
+    QCOMPARE(dpx::ui::simplifyPolyline(line, identity, 0.1).size(), 2);
+    line[250].ry() += 0.5;  // 0.16 from the line: a kink above the tolerance is kept, with its neighbours
+    const QVector<QPointF> kinked = dpx::ui::simplifyPolyline(line, identity, 0.1);
+    QVERIFY(kinked.contains(line[250]));
+    QVERIFY(kinked.size() <= 5);
+  }
+
   void curvesUpdateInPlaceAndExport() {
     ChartPanel panel(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
     panel.resize(800, 600);
@@ -50,7 +85,12 @@ class TestChartPanel : public QObject {
     panel.refreshAxes();
     QCOMPARE(panel.curvePoints(QStringLiteral("a")).size(), 50000);
     QVERIFY(panel.drawnPointCount(QStringLiteral("a")) <= 2 * 800 * 2);
-    panel.setCurve(QStringLiteral("a"), QStringLiteral("a"), points.mid(0, 10), CurveStyle{});
+    // 1/K is a straight line on log-log axes: its two ends draw it. With its points marked, every
+    // point is drawn.
+    QCOMPARE(panel.drawnPointCount(QStringLiteral("a")), 2);
+    CurveStyle marked;
+    marked.markers = true;
+    panel.setCurve(QStringLiteral("a"), QStringLiteral("a"), points.mid(0, 10), marked);
     QCOMPARE(panel.curveIds().size(), 1);
     QCOMPARE(panel.drawnPointCount(QStringLiteral("a")), 10);
     CurveStyle greyed;

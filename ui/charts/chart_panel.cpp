@@ -62,6 +62,47 @@ QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints) {
   return out;
 }
 
+QVector<QPointF> simplifyPolyline(const QVector<QPointF>& points,
+                                  const std::function<QPointF(const QPointF&)>& toPixels, double tolerance) {
+  if (points.size() <= 2) return points;
+  QVector<QPointF> mapped;
+  mapped.reserve(points.size());
+  for (const QPointF& p : points) mapped.push_back(toPixels(p));
+  std::vector<char> keep(static_cast<std::size_t>(points.size()), 0);
+  keep.front() = keep.back() = 1;
+  std::vector<std::pair<qsizetype, qsizetype>> spans{{0, points.size() - 1}};
+  while (!spans.empty()) {
+    const auto [first, last] = spans.back();
+    spans.pop_back();
+    if (last - first < 2) continue;
+    const QPointF a = mapped[first];
+    const QPointF d = mapped[last] - a;
+    const double length = std::hypot(d.x(), d.y());
+    double farthest = -1.0;
+    qsizetype at = first;
+    for (qsizetype i = first + 1; i < last; ++i) {
+      const QPointF v = mapped[i] - a;
+      // Distance to the chord, or to its start when the chord is a point.
+      const double distance =
+          length > 0.0 ? std::fabs(d.x() * v.y() - d.y() * v.x()) / length : std::hypot(v.x(), v.y());
+      if (distance > farthest) {
+        farthest = distance;
+        at = i;
+      }
+    }
+    if (farthest > tolerance) {
+      keep[static_cast<std::size_t>(at)] = 1;
+      spans.push_back({first, at});
+      spans.push_back({at, last});
+    }
+  }
+  QVector<QPointF> out;
+  for (qsizetype i = 0; i < points.size(); ++i) {
+    if (keep[static_cast<std::size_t>(i)]) out.push_back(points[i]);
+  }
+  return out;
+}
+
 ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QString& yTitle, QWidget* parent)
     : QWidget(parent), m_title(title) {
   buildView(title);
@@ -230,9 +271,44 @@ void ChartPanel::applyStyle(Curve& curve) {
   for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) lm->setVisible(curve.style.inLegend);
 }
 
+// A drawn line deviates from the exact one by at most this many pixels: invisible, and a
+// tenth leaves room for the chart to be enlarged (or exported at twice its size).
+constexpr double kDrawnLineTolerancePixels = 0.1;
+
+std::function<QPointF(const QPointF&)> ChartPanel::pixelMap() const {
+  const QRectF plot = m_chart->plotArea();
+  if (!(plot.width() > 0.0 && plot.height() > 0.0)) return {};
+  auto axisMap = [](bool logarithmic, double lo, double hi, double pixels) -> std::function<double(double)> {
+    if (logarithmic) {
+      if (!(lo > 0.0 && hi > lo)) return {};
+      const double scale = pixels / std::log(hi / lo);
+      return [scale](double v) { return scale * std::log(v); };
+    }
+    if (!(hi > lo)) return {};
+    const double scale = pixels / (hi - lo);
+    return [scale](double v) { return scale * v; };
+  };
+  auto x = m_logX ? axisMap(true, m_xLog->min(), m_xLog->max(), plot.width())
+                  : axisMap(false, m_xLinear->min(), m_xLinear->max(), plot.width());
+  auto y = m_logY ? axisMap(true, m_yLog->min(), m_yLog->max(), plot.height())
+                  : axisMap(false, m_yLinear->min(), m_yLinear->max(), plot.height());
+  if (!x || !y) return {};
+  return [x, y](const QPointF& p) { return QPointF(x(p.x()), y(p.y())); };
+}
+
 void ChartPanel::redraw(Curve& curve) {
   const QVector<QPointF> clean = sanitizePoints(curve.points, m_logX, m_logY, m_logFloor);
-  curve.series->replace(curve.style.scatter ? clean : decimatePoints(clean, maxDrawnPoints()));
+  if (curve.style.scatter) {
+    curve.series->replace(clean);
+    return;
+  }
+  QVector<QPointF> drawn = decimatePoints(clean, maxDrawnPoints());
+  // A line with its points marked shows every point; a plain line only needs its shape, and
+  // every segment it loses is one the antialiased stroker need not draw.
+  if (const auto toPixels = pixelMap(); toPixels && !curve.style.markers) {
+    drawn = simplifyPolyline(drawn, toPixels, kDrawnLineTolerancePixels);
+  }
+  curve.series->replace(drawn);
 }
 
 namespace {
@@ -269,7 +345,11 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   curve.style = style;
   curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
   applyStyle(curve);
-  redraw(curve);
+  if (m_deferRedraws) {
+    m_pendingRedraws.insert(id);
+  } else {
+    redraw(curve);
+  }
 }
 
 // A new, empty series on the current axes, with its hover tooltip and legend toggle; it starts
@@ -436,6 +516,7 @@ void ChartPanel::removeCurve(const QString& id) {
   delete it->second.series;
   m_curves.erase(it);
   m_order.removeAll(id);
+  m_pendingRedraws.remove(id);
 }
 
 void ChartPanel::removeCurvesExcept(const QSet<QString>& keep) {
@@ -502,9 +583,23 @@ void ChartPanel::refreshAxes() {
     r = {std::min(r.xMin, shown.xMin), std::max(r.xMax, shown.xMax), std::min(r.yMin, shown.yMin),
          std::max(r.yMax, shown.yMax)};
   }
+  const bool moved = !m_shownRanges || m_shownRanges->xMin != r.xMin || m_shownRanges->xMax != r.xMax ||
+                     m_shownRanges->yMin != r.yMin || m_shownRanges->yMax != r.yMax;
   m_shownRanges = r;
+  // Moved axes change every line's pixels, so every line is drawn again (its simplification
+  // depends on them). Emptied first, the lines cost nothing to lay out on the new axes and are
+  // laid out once, below.
+  if (moved) {
+    for (auto& [id, curve] : m_curves) {
+      curve.series->clear();
+      m_pendingRedraws.insert(id);
+    }
+  }
   applyRanges(r);
   fitLogLabels();
+  for (const QString& id : std::as_const(m_pendingRedraws)) redraw(m_curves.at(id));
+  m_pendingRedraws.clear();
+  m_deferRedraws = false;
   placeMarker(r.yMin, r.yMax);
 }
 

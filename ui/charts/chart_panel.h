@@ -15,6 +15,7 @@
 #include <QString>
 #include <QVector>
 #include <QWidget>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -54,6 +55,11 @@ QVector<QPointF> sanitizePoints(const QVector<QPointF>& points, bool logX, bool 
 // Keeps the first and last point and, per bucket of x, the points with the smallest and largest
 // y, so a curve of any length draws like the full one at `maxPoints` points.
 QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints);
+// The points of a polyline that keep it within `tolerance` of itself once mapped by `toPixels`
+// (Douglas–Peucker on the mapped positions, which must be finite; the ends are always kept). A smooth curve on
+// log-log axes is nearly straight over most of its length: a few dozen of its 500 points draw it.
+QVector<QPointF> simplifyPolyline(const QVector<QPointF>& points,
+                                  const std::function<QPointF(const QPointF&)>& toPixels, double tolerance);
 
 class ChartPanel : public QWidget {
   Q_OBJECT
@@ -110,6 +116,10 @@ class ChartPanel : public QWidget {
 
   // Re-ranges the axes to the visible curves; call after a batch of setCurve().
   void refreshAxes();
+  // The curves set from now until the next refreshAxes() are drawn by it, once, on the axes it
+  // chooses. A re-ranged axis lays out every series again: a series replaced before it would be
+  // laid out twice, for its new points on the old axes and again on the new ones.
+  void deferRedraws() { m_deferRedraws = true; }
 
   bool exportPng(const QString& path, const QSize& size = QSize(1200, 800)) const;
   QImage render(const QSize& size) const;
@@ -169,6 +179,8 @@ class ChartPanel : public QWidget {
   void attach(QXYSeries* series);
   void applyStyle(Curve& curve);
   void redraw(Curve& curve);
+  // Data to pixels as the axes map it now (offsets dropped); empty before the chart is laid out.
+  std::function<QPointF(const QPointF&)> pixelMap() const;
   int maxDrawnPoints() const;
   QString m_title;
   QChart* m_chart;
@@ -190,6 +202,8 @@ class ChartPanel : public QWidget {
   QLineSeries* m_marker;
   std::optional<double> m_markerX;
   std::optional<AxisRanges> m_shownRanges;  // what the axes show since the last refreshAxes()
+  bool m_deferRedraws = false;
+  QSet<QString> m_pendingRedraws;  // curves set since deferRedraws(), not yet drawn
 };
 
 }  // namespace dpx::ui

@@ -101,9 +101,11 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
   m_epsilon->setAxisTitle(Qt::Horizontal, s.epochsAxis ? QStringLiteral("epochs") : QStringLiteral("steps K"));
   QStringList keep;
   if (m_pldShown) keep << QStringLiteral("pld") << QStringLiteral("pld:lower") << QStringLiteral("shuffle");
+  m_epsilon->deferRedraws();
   showCurves(m_epsilon, s.epsilonCurves, keep);
   m_epsilon->setMarker(s.currentX, s.epochsAxis ? QStringLiteral("current epochs") : QStringLiteral("current K"));
   m_epsilon->refreshAxes();
+  m_rdp->deferRedraws();
   showCurves(m_rdp, s.rdpCurves);
   m_rdp->setMarker(s.params.alpha, QStringLiteral("α"));
   m_rdp->refreshAxes();
@@ -116,6 +118,7 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
 
 void ExplorerCharts::showPld(const PldSnapshot& s) {
   m_pldShown = true;
+  m_epsilon->deferRedraws();
   if (!s.epsilonUpper.x.empty()) {
     m_epsilon->setCurve(QStringLiteral("pld"), QString::fromStdString(s.epsilonUpper.label), toPoints(s.epsilonUpper),
                         styleFor(s.epsilonUpper));
@@ -180,6 +183,7 @@ void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
                         ? "this η spends ε = " + core::formatNumber(*s.epsilonAtCurrentEta, 4) + " (sgmcmc, fixed step)"
                         : "the current step size";
   curves.push_back(std::move(current));
+  m_stepsize->deferRedraws();
   showCurves(m_stepsize, curves);
   m_stepsize->setMarker(s.referenceEpsilon, QStringLiteral("target ε"));
   m_stepsize->setMessage(s.error.empty() ? QString() : QString::fromStdString(s.error));
@@ -215,6 +219,7 @@ void ExplorerCharts::setRocView(bool roc) {
 void ExplorerCharts::redrawTradeoff() {
   std::vector<PlotCurve> curves = m_tradeoffCurves;
   if (m_pldTradeoff) curves.push_back(*m_pldTradeoff);
+  m_tradeoff->deferRedraws();
   QSet<QString> keep;
   for (PlotCurve c : curves) {
     if (m_roc) {
