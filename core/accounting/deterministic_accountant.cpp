@@ -14,8 +14,9 @@ namespace {
 Result<double> passesMu(const Params& params) {
   DPX_RETURN_IF_ERROR(params.validate());
   const double participations = static_cast<double>(batchPasses(params).participations());
-  return finiteOrStatus(std::sqrt(participations) / params.sigma,
-                        "μ = √E/σ at σ = " + formatNumber(params.sigma) + ", E = " + formatNumber(participations));
+  const double mu = std::sqrt(participations) / params.sigma;
+  if (isReportable(mu)) return mu;  // the message is only formatted when needed: curves ask per point
+  return finiteOrStatus(mu, "μ = √E/σ at σ = " + formatNumber(params.sigma) + ", E = " + formatNumber(participations));
 }
 
 }  // namespace

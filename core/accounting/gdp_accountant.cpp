@@ -30,6 +30,7 @@ Result<double> gdpMu(double q, double sigma, double steps) {
     return Status::invalidArgument("gdp needs q ∈ (0, 1], σ > 0 and K ≥ 1");
   }
   const double mu = q * std::sqrt(steps * std::expm1(1.0 / (sigma * sigma)));
+  if (isReportable(mu)) return mu;  // the message is only formatted when needed: curves ask per point
   return finiteOrStatus(mu, "μ = q√(K(e^{1/σ²} − 1)) at σ = " + formatNumber(sigma));
 }
 

@@ -51,6 +51,8 @@ struct Mixture {
   double topCore = 0.0;              // largest a of the kept atoms (without the upper fold)
   double logTopFold = -kInf;         // log mass of the upper tail's atom at a = T/s (ε_up only)
   double z0 = 0.0;                   // where the privacy loss is 0
+  double logWMax = 0.0;              // the largest log w_i
+  std::vector<double> relW;          // w_i / max w (0 where that underflows)
 };
 
 // Bernoulli relative entropy KL(x‖q): T·KL(k/T‖q) is the Chernoff exponent of P(K ≥ k), k ≥ Tq
@@ -112,6 +114,9 @@ Result<Support> keptSupport(double q, std::int64_t steps) {
 
 void finishMixture(Mixture& m, std::size_t coreEnd) {
   m.topCore = m.a[coreEnd - 1];
+  m.logWMax = *std::max_element(m.logW.begin(), m.logW.end());
+  m.relW.resize(m.logW.size());
+  for (std::size_t i = 0; i < m.logW.size(); ++i) m.relW[i] = std::exp(m.logW[i] - m.logWMax);
   double heaviest = -kInf;
   m.smallestPositive = kInf;
   for (std::size_t i = 0; i < m.a.size(); ++i) {
@@ -177,6 +182,18 @@ double lossAt(const Mixture& m, double z) {
   return best + std::log((logW + a * (z - 0.5 * a) - best).exp().sum());
 }
 
+// ℓ(z) as lossAt, and ℓ′(z) = Σ w_i a_i e^{a_i(z − a_i/2)} / Σ w_i e^{a_i(z − a_i/2)}: the mean atom
+// under the tilted weights, from the same exponentials.
+numerics::ValueAndSlope lossAndSlope(const Mixture& m, double z) {
+  const auto count = static_cast<Eigen::Index>(m.a.size());
+  const Eigen::Map<const Eigen::ArrayXd> a(m.a.data(), count);
+  const Eigen::Map<const Eigen::ArrayXd> logW(m.logW.data(), count);
+  const double best = (logW + a * (z - 0.5 * a)).maxCoeff();
+  const Eigen::ArrayXd tilted = (logW + a * (z - 0.5 * a) - best).exp();
+  const double sum = tilted.sum();
+  return {best + std::log(sum), (a * tilted).sum() / sum};
+}
+
 // Running log-sum-exp.
 struct LogSum {
   double best = -kInf;
@@ -192,9 +209,32 @@ struct LogSum {
   double value() const { return best == -kInf ? -kInf : best + std::log(sum); }
 };
 
+// Σ w_i Φ(a_i − z) over the atoms from `first` in steps of `step` (+1 from the bottom, −1 from
+// the top, so Φ only falls along the way), in units of the largest weight: one erfc per atom, no
+// logarithm or exponential. An atom whose weight times the last Φ is below 1e−18 of the sum so
+// far is skipped unevaluated. 0 when every term underflows (then log space is needed).
+template <bool kUpper>
+double linearTail(const Mixture& m, double z) {
+  double sum = 0.0;
+  double bound = 1.0;
+  const std::size_t count = m.a.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = kUpper ? count - 1 - k : k;
+    if (m.relW[i] * bound < 1e-18 * sum) continue;
+    bound = numerics::normalCdf(kUpper ? m.a[i] - z : z - m.a[i]);
+    sum += m.relW[i] * bound;
+  }
+  return sum;
+}
+
+// Above this the linear sum is exact to rounding: a term lost to underflow is below 1e−58 of it.
+constexpr double kLinearTailFloor = 1e-250;
+
 // log P(Z > z) = log Σ w_i Φ(a_i − z), from the top: Φ(a_i − z) only falls on the way down, so
 // an atom whose weight times the last Φ is e^{40} below the largest term is skipped unevaluated.
+// Summed in linear space unless that underflows.
 double logUpperTail(const Mixture& m, double z) {
+  if (const double linear = linearTail<true>(m, z); linear > kLinearTailFloor) return m.logWMax + std::log(linear);
   LogSum total;
   double bound = 0.0;
   for (std::size_t i = m.a.size(); i-- > 0;) {
@@ -207,6 +247,7 @@ double logUpperTail(const Mixture& m, double z) {
 
 // log P(Z < z) = log Σ w_i Φ(z − a_i), from the bottom (the mirror of logUpperTail).
 double logLowerTail(const Mixture& m, double z) {
+  if (const double linear = linearTail<false>(m, z); linear > kLinearTailFloor) return m.logWMax + std::log(linear);
   LogSum total;
   double bound = 0.0;
   for (std::size_t i = 0; i < m.a.size(); ++i) {
@@ -217,17 +258,27 @@ double logLowerTail(const Mixture& m, double z) {
   return total.value();
 }
 
-// log H_{e^ε}(P‖Q) at ε = ℓ(z): the test "Z > z".
-double logDeltaRemove(const Mixture& m, double z) {
-  const double value = numerics::logSubExp(logUpperTail(m, z), lossAt(m, z) + numerics::logNormalCdf(-z));
-  return std::max(value, kLogDeltaFloor);
+// log H_{e^ε}(P‖Q) at ε = ℓ(z) (the test "Z > z"), and its slope in z for Newton's method:
+// H′ = −p(z) − e^ℓ ℓ′ Q(Z > z) + e^ℓ q(z) = −e^ℓ ℓ′ Q(Z > z), as p = e^ℓ q.
+numerics::ValueAndSlope removeDirection(const Mixture& m, double z) {
+  const numerics::ValueAndSlope loss = lossAndSlope(m, z);
+  const double logRejectedQ = loss.value + numerics::logNormalCdf(-z);
+  const double value = numerics::logSubExp(logUpperTail(m, z), logRejectedQ);
+  if (value <= kLogDeltaFloor) return {kLogDeltaFloor, 0.0};
+  return {value, -loss.slope * std::exp(logRejectedQ - value)};
 }
 
-// log H_{e^ε}(Q‖P) at ε = −ℓ(z): the test "Z < z".
-double logDeltaAdd(const Mixture& m, double z) {
-  const double value = numerics::logSubExp(numerics::logNormalCdf(z), -lossAt(m, z) + logLowerTail(m, z));
-  return std::max(value, kLogDeltaFloor);
+// log H_{e^ε}(Q‖P) at ε = −ℓ(z) (the test "Z < z"), and its slope: H′ = e^{−ℓ} ℓ′ P(Z < z).
+numerics::ValueAndSlope addDirection(const Mixture& m, double z) {
+  const numerics::ValueAndSlope loss = lossAndSlope(m, z);
+  const double logAcceptedP = -loss.value + logLowerTail(m, z);
+  const double value = numerics::logSubExp(numerics::logNormalCdf(z), logAcceptedP);
+  if (value <= kLogDeltaFloor) return {kLogDeltaFloor, 0.0};
+  return {value, loss.slope * std::exp(logAcceptedP - value)};
 }
+
+double logDeltaRemove(const Mixture& m, double z) { return removeDirection(m, z).value; }
+double logDeltaAdd(const Mixture& m, double z) { return addDirection(m, z).value; }
 
 // z0 with ℓ(z0) = 0. ℓ(0) < 0 (all a ≥ 0), and by Jensen ℓ(z) ≥ E[a]z − E[a²]/2 ≥ 0 at
 // z = E[a²]/(2E[a]).
@@ -280,18 +331,32 @@ Result<numerics::Bracket> lossLevel(const Mixture& m, double y, double z0) {
 
 // ε of the direction P‖Q at δ: the z where H(P‖Q) at ε = ℓ(z) falls to δ, from its upper end.
 // P(Z > z) ≤ fold + Φ(topCore − z) bounds the far end.
+// Every root search of a tail evaluates dozens of Φ per atom: Newton's method from the far
+// end of the bracket (where log δ is nearly linear in z) needs about half the evaluations of
+// TOMS 748, and closes the same bracket.
 Result<double> epsilonRemove(const Mixture& m, double logDelta, double z0) {
-  const auto f = [&](double z) { return logDeltaRemove(m, z) - logDelta; };
-  if (f(z0) <= 0.0) return 0.0;
+  const auto f = [&](double z) {
+    const numerics::ValueAndSlope d = removeDirection(m, z);
+    return numerics::ValueAndSlope{d.value - logDelta, d.slope};
+  };
+  double lo = z0;
+  const double atZ0 = f(z0).value;
+  if (atZ0 <= 0.0) return 0.0;
+  double atLo = atZ0;
   const double delta = std::exp(logDelta);
   double hi = m.logTopFold <= logDelta - std::log(2.0) ? m.topCore + numerics::normalQuantileComplement(0.5 * delta)
                                                        : m.a.back() + numerics::normalQuantileComplement(delta);
   hi = std::max(hi, z0);
-  for (int i = 0; f(hi) > 0.0; ++i) {
+  numerics::ValueAndSlope atHi = f(hi);
+  for (int i = 0; atHi.value > 0.0; ++i) {
     if (i > kExpandGuard) return Status::numericalIssue("ε(δ) of the heuristic not bracketed");
+    lo = hi;
+    atLo = atHi.value;
     hi = z0 + 2.0 * (hi - z0) + 1.0;
+    atHi = f(hi);
   }
-  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b, numerics::findRootBracket(f, z0, hi, kRootOptions));
+  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b,
+                       numerics::findRootBracketNewton(f, lo, atLo, hi, atHi.value, hi, atHi, kRootOptions));
   return std::max(lossAt(m, b.upper), 0.0);
 }
 
@@ -304,14 +369,24 @@ Result<double> epsilonAdd(const Mixture& m, double logDelta, double z0, double a
     DPX_ASSIGN_OR_RETURN(const numerics::Bracket level, lossLevel(m, -atLeast, z0));
     top = level.upper;
   }
-  const auto f = [&](double z) { return logDeltaAdd(m, z) - logDelta; };
-  if (f(top) <= 0.0) return atLeast;
+  const auto f = [&](double z) {
+    const numerics::ValueAndSlope d = addDirection(m, z);
+    return numerics::ValueAndSlope{d.value - logDelta, d.slope};
+  };
+  double hi = top;
+  double atHi = f(top).value;
+  if (atHi <= 0.0) return atLeast;
   double lo = std::min(top, -numerics::normalQuantileComplement(std::exp(logDelta)));
-  for (int i = 0; f(lo) > 0.0; ++i) {
+  numerics::ValueAndSlope atLo = f(lo);
+  for (int i = 0; atLo.value > 0.0; ++i) {
     if (i > kExpandGuard) return Status::numericalIssue("ε(δ) of the heuristic not bracketed");
+    hi = lo;
+    atHi = atLo.value;
     lo = top - 2.0 * (top - lo) - 1.0;
+    atLo = f(lo);
   }
-  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b, numerics::findRootBracket(f, lo, top, kRootOptions));
+  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b,
+                       numerics::findRootBracketNewton(f, lo, atLo.value, hi, atHi, lo, atLo, kRootOptions));
   return std::max(-lossAt(m, b.lower), atLeast);
 }
 

@@ -15,7 +15,8 @@
 // sit at a_k = k/s ≥ 0, so the privacy loss ℓ(z) = log Σ_k w_k exp(a_k z − a_k²/2) is increasing
 // in z and both hockey-stick divergences are threshold tests:
 //   H(P‖Q) = P(Z > z) − e^ε Q(Z > z) with ℓ(z) = ε,   H(Q‖P) = Q(Z < z) − e^ε P(Z < z) with ℓ(z) = −ε.
-// ε(δ) is one TOMS 748 root in z per direction (ε = ±ℓ(z) along it), every tail in log space.
+// ε(δ) is one root in z per direction (ε = ±ℓ(z) along it; Newton steps inside a shrinking
+// bracket), every tail summed relative to the largest weight, in log space when that underflows.
 // Only the binomial's atoms holding all but 1e−30 of its mass on each side are summed; the tails
 // are folded onto atoms that keep the direction of the answer (below). When more than a few
 // hundred atoms remain, neighbouring atoms are merged into groups of g. Moving every group's mass

@@ -61,6 +61,63 @@ Result<Bracket> findRootBracket(F&& f, double lo, double hi, const RootOptions& 
   }
 }
 
+struct ValueAndSlope {
+  double value;
+  double slope;  // f′ at the same point
+};
+
+// Root of f in [lo, hi] by Newton's method inside a bracket that shrinks with every evaluation
+// (Numerical Recipes' rtsafe): a step that would leave the bracket, or that did not halve the
+// previous one, is a bisection instead. `fdf(x)` returns f(x) and f′(x); f(lo) = flo and
+// f(hi) = fhi must differ in sign (the caller has evaluated them while bracketing). The search
+// starts at `start`, whose fdf is `atStart` (typically the bracket end nearer the root).
+// When the steps fall below the tolerance, the point just past the root on the bracket's other
+// side is evaluated, so the returned bracket has the same meaning as findRootBracket's: both
+// ends within the tolerance and f of opposite signs at them (or zero at one).
+template <typename FDF>
+Result<Bracket> findRootBracketNewton(FDF&& fdf, double lo, double flo, double hi, double fhi, double start,
+                                      ValueAndSlope atStart, const RootOptions& options = {}) {
+  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi) || !(start >= lo && start <= hi)) {
+    return Status::invalidArgument("root bracket [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                   "] is not a finite interval around its start");
+  }
+  if (std::isnan(flo) || std::isnan(fhi)) return Status::numericalIssue("function is NaN at the bracket ends");
+  if (flo == 0.0) return Bracket{lo, lo};
+  if (fhi == 0.0) return Bracket{hi, hi};
+  if ((flo > 0) == (fhi > 0)) {
+    return Status::noConvergence("the function does not change sign on [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "]");
+  }
+  const double rel = options.relativeTolerance;
+  const double abs = options.absoluteTolerance;
+  const auto width = [rel, abs](double a, double b) {
+    return std::max(abs, rel * std::min(std::fabs(a), std::fabs(b)));
+  };
+  const bool risingAtLo = flo < 0.0;  // f < 0 on the lower side of the root
+  double x = start;
+  ValueAndSlope at = atStart;
+  double previousStep = hi - lo;
+  for (std::uintmax_t i = 0; i < options.maxIterations; ++i) {
+    if (std::isnan(at.value)) return Status::numericalIssue("function is NaN inside the bracket");
+    if (at.value == 0.0) return Bracket{x, x};
+    ((at.value < 0.0) == risingAtLo ? lo : hi) = x;
+    if (hi - lo <= width(lo, hi)) return Bracket{lo, hi};
+    double next = x - at.value / at.slope;
+    const bool newtonInside = std::isfinite(next) && next > lo && next < hi;
+    if (!newtonInside || std::fabs(next - x) > 0.5 * previousStep) next = 0.5 * (lo + hi);
+    // A step within the tolerance has found the root: step just past it instead, so the next
+    // evaluation closes the bracket from the other side.
+    const double tiny = 0.5 * width(lo, hi);
+    if (std::fabs(next - x) < tiny) next = x == lo ? std::min(x + tiny, hi) : std::max(x - tiny, lo);
+    if (next <= lo || next >= hi) next = 0.5 * (lo + hi);
+    previousStep = std::fabs(next - x);
+    x = next;
+    at = fdf(x);
+  }
+  return Status::noConvergence("Newton's method did not converge in " + std::to_string(options.maxIterations) +
+                               " iterations");
+}
+
 template <typename F>
 Result<double> findRoot(F&& f, double lo, double hi, const RootOptions& options = {}) {
   DPX_ASSIGN_OR_RETURN(const auto bracket, findRootBracket(std::forward<F>(f), lo, hi, options));

@@ -18,6 +18,7 @@
 #include "accounting/pld_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/tradeoff.h"
+#include "numerics/special_functions.h"
 #include "test_util.h"
 
 using namespace dpx::core;
@@ -251,6 +252,37 @@ class TestHeuristicLastIterateAccountant : public QObject {
                             .arg(*pld->epsilonLower, 0, 'g', 12)
                             .arg(*pld->epsilonUpper, 0, 'g', 12)
                             .arg(eps, 0, 'g', 12)));
+  }
+
+  // One step is the Poisson-subsampled Gaussian, whose δ(ε) (remove direction; the add
+  // direction is 0 once ε > −log(1 − q)) has the closed form
+  //   δ = q·H_γ(N(μ, 1)‖N(0, 1)),  γ = 1 + (e^ε − 1)/q,  μ = 1/σ,
+  //   H_γ = Φ(μ/2 − log γ/μ) − γ·Φ(−μ/2 − log γ/μ) (Balle & Wang 2018, Thm 8).
+  // From δ = 1e−3 down to 1e−280, where the tails no longer fit a double and are summed in logs.
+  void oneStepDeltaMatchesTheClosedFormIntoTheFarTail() {
+    const double q = 0.01, sigma = 0.5, mu = 1.0 / sigma;
+    for (double epsilon : {1.0, 5.0, 10.0, 30.0, 50.0, 68.6}) {
+      const double logGamma = std::log1p(std::expm1(epsilon) / q);
+      const double logDelta =
+          std::log(q) +
+          dpx::core::numerics::logSubExp(dpx::core::numerics::logNormalCdf(mu / 2.0 - logGamma / mu),
+                                         logGamma + dpx::core::numerics::logNormalCdf(-mu / 2.0 - logGamma / mu));
+      const auto delta = lastIterateHeuristicDelta(q, sigma, 1, epsilon);
+      QVERIFY(delta.isOk());
+      QVERIFY2(*delta > 0.0 && std::fabs(std::log(*delta) - logDelta) <= 1e-9 * std::fabs(logDelta) + 1e-12,
+               qPrintable(QStringLiteral("ε = %1: log δ %2 vs %3")
+                              .arg(epsilon)
+                              .arg(std::log(*delta), 0, 'g', 15)
+                              .arg(logDelta, 0, 'g', 15)));
+      if (epsilon == 68.6) QVERIFY(logDelta < std::log(1e-270));
+    }
+    // ε at δ = 1e−300: the root search steps through z where the tails are e^{−800}.
+    const LastIterateHeuristicEpsilon e = heuristic(q, sigma, 1, 1e-300);
+    const double logGamma = std::log1p(std::expm1(e.epsilon) / q);
+    const double logDelta = std::log(q) + dpx::core::numerics::logSubExp(
+                                              dpx::core::numerics::logNormalCdf(mu / 2.0 - logGamma / mu),
+                                              logGamma + dpx::core::numerics::logNormalCdf(-mu / 2.0 - logGamma / mu));
+    DPX_COMPARE_REL(logDelta, std::log(1e-300), 1e-9);
   }
 
   // Merged atoms: the certified bracket holds the unmerged value and is within the tolerance.

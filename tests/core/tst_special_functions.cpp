@@ -2,6 +2,8 @@
 #include <QTest>
 #include <cmath>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
@@ -29,6 +31,59 @@ class TestSpecialFunctions : public QObject {
     QFETCH(double, logPhi);
     DPX_COMPARE_REL(normalCdf(x), phi, 1e-13);
     DPX_COMPARE_REL(logNormalCdf(x), logPhi, 1e-13);
+  }
+
+  // The vectorised log Φ equals the scalar one on both sides of its asymptotic switch at −30.
+  void logNormalCdfOverASpanMatchesTheScalar() {
+    std::vector<double> x;
+    for (double v = -2000.0; v <= 12.0; v += 0.37) x.push_back(v);
+    for (double v : {-30.0, -30.000001, -29.999999, 0.0, -1e-300}) x.push_back(v);
+    std::vector<double> out(x.size());
+    logNormalCdf(std::span<const double>(x), std::span<double>(out));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      QVERIFY2(dpx::test::relativelyClose(out[i], logNormalCdf(x[i]), 4e-15),
+               qPrintable(QStringLiteral("x = %1: %2 vs %3")
+                              .arg(x[i])
+                              .arg(out[i], 0, 'g', 17)
+                              .arg(logNormalCdf(x[i]), 0, 'g', 17)));
+    }
+  }
+
+  // Newton inside a shrinking bracket: the same bracket as TOMS 748 (both ends within the
+  // tolerance, opposite signs), in fewer evaluations on a smooth function; a function whose
+  // Newton steps leave the bracket (a flat slope) still converges by bisection.
+  void newtonBracketsTheRoot() {
+    int evaluations = 0;
+    const auto fdf = [&](double x) {
+      ++evaluations;
+      return ValueAndSlope{std::log(x) - 1.0 + 0.1 * x, 1.0 / x + 0.1};
+    };
+    const auto f = [](double x) { return std::log(x) - 1.0 + 0.1 * x; };
+    const RootOptions options{.relativeTolerance = 1e-12};
+    auto newton = findRootBracketNewton(fdf, 0.5, f(0.5), 40.0, f(40.0), 40.0, fdf(40.0), options);
+    QVERIFY(newton.isOk());
+    evaluations -= 1;  // the start's
+    QVERIFY(f(newton->lower) <= 0.0 && f(newton->upper) >= 0.0);
+    QVERIFY(newton->upper - newton->lower <= 1e-12 * newton->lower);
+    int tomsEvaluations = 0;
+    auto toms = findRootBracket(
+        [&](double x) {
+          ++tomsEvaluations;
+          return f(x);
+        },
+        0.5, 40.0, options);
+    QVERIFY(toms.isOk());
+    QVERIFY(std::fabs(toms->lower - newton->lower) <= 2e-12 * toms->lower);
+    QVERIFY2(evaluations < tomsEvaluations,
+             qPrintable(QStringLiteral("%1 vs %2").arg(evaluations).arg(tomsEvaluations)));
+
+    // Zero slope everywhere: every step is a bisection.
+    const auto flat = [](double x) { return ValueAndSlope{x < 3.0 ? -1.0 : 1.0, 0.0}; };
+    auto bisected = findRootBracketNewton(flat, 0.0, -1.0, 10.0, 1.0, 0.0, flat(0.0), options);
+    QVERIFY(bisected.isOk());
+    QVERIFY(bisected->lower < 3.0 && bisected->upper >= 3.0 && bisected->upper - bisected->lower <= 1e-11);
+    // The signs must differ at the ends.
+    QVERIFY(!findRootBracketNewton(flat, 4.0, 1.0, 10.0, 1.0, 4.0, flat(4.0), options).isOk());
   }
 
   void logNormalCdfFarTail_data() {
