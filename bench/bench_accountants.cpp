@@ -142,6 +142,27 @@ int main() {
     (void)epsilonCurves(analytic, p, CurveVariable::kSteps, *xs);
   });
   std::printf("same, oneTBB over accountants: %.2f ms (new sigma), %.2f ms (same sigma)\n", parallelCold, parallelWarm);
+  // The accountants whose ε is a closed form or a cached series (cheapPerPoint): the set the
+  // speed issue measured before the last-iterate heuristic (a root search per point, drawn by
+  // the explorer on a sparser axis) was added.
+  std::vector<const Accountant*> cheap;
+  for (const Accountant* a : analytic) {
+    if (a->cheapPerPoint()) cheap.push_back(a);
+  }
+  const double cheapSequential = medianMs(11, [&](int r) {
+    Params p;
+    p.sigma = 0.9 + 1e-5 * (r + 101);
+    for (const Accountant* a : cheap) (void)epsilonCurve(*a, p, CurveVariable::kSteps, *xs);
+  });
+  const double cheapParallel = medianMs(11, [&](int r) {
+    Params p;
+    p.sigma = 0.9 + 1e-5 * (r + 201);
+    (void)epsilonCurves(cheap, p, CurveVariable::kSteps, *xs);
+  });
+  std::printf(
+      "the %zu cheap-per-point accountants (all but the heuristic), new sigma: %.2f ms one after another, %.2f ms "
+      "with oneTBB\n",
+      cheap.size(), cheapSequential, cheapParallel);
   auto sigmas = curveAxis({CurveVariable::kSigma, 0.3, 30, 500, true});
   const double sigmaCurves = medianMs(3, [&](int r) {
     Params p;

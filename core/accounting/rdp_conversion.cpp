@@ -154,12 +154,21 @@ Result<OrderOptimum> minimizeOverOrders(std::span<const double> orders,
     for (std::size_t i = stride / 2; i < count; i += stride) {
       if (std::isnan(rdpValue[i])) evaluate(i);
     }
+    // Most orders are pruned: that path reads only locals (the incumbent is re-read after an
+    // evaluation), which keeps this loop, run for every point of a curve, out of memory.
     double lowerRdp = 0.0;  // RDP is ≥ 0 at every order
+    double incumbent = best;
+    const double* values = rdpValue.data();
+    const double* offsets = offset.data();
     for (std::size_t i = 0; i < count; ++i) {
-      if (std::isnan(rdpValue[i])) {
-        if (lowerRdp + offset[i] < best) evaluate(i);
+      double value = values[i];
+      if (std::isnan(value)) {
+        if (lowerRdp + offsets[i] >= incumbent) continue;
+        evaluate(i);
+        incumbent = best;
+        value = values[i];
       }
-      if (!std::isnan(rdpValue[i]) && rdpValue[i] != kInf) lowerRdp = std::max(lowerRdp, rdpValue[i]);
+      if (value != kInf) lowerRdp = std::max(lowerRdp, value);
     }
   }
   if (bestIndex == count) {

@@ -107,7 +107,7 @@ Result<Bracket> findRootBracketNewton(FDF&& fdf, double lo, double flo, double h
     if (!newtonInside || std::fabs(next - x) > 0.5 * previousStep) next = 0.5 * (lo + hi);
     // A step within the tolerance has found the root: step just past it instead, so the next
     // evaluation closes the bracket from the other side.
-    const double tiny = 0.5 * width(lo, hi);
+    const double tiny = 0.5 * std::max(abs, rel * std::fabs(x));
     if (std::fabs(next - x) < tiny) next = x == lo ? std::min(x + tiny, hi) : std::max(x - tiny, lo);
     if (next <= lo || next >= hi) next = 0.5 * (lo + hi);
     previousStep = std::fabs(next - x);
