@@ -97,20 +97,31 @@ Result<Bracket> findRootBracketNewton(FDF&& fdf, double lo, double flo, double h
   double x = start;
   ValueAndSlope at = atStart;
   double previousStep = hi - lo;
+  bool probed = false;  // the last step was a probe past the root, from previousX
+  double previousX = x;
   for (std::uintmax_t i = 0; i < options.maxIterations; ++i) {
     if (std::isnan(at.value)) return Status::numericalIssue("function is NaN inside the bracket");
     if (at.value == 0.0) return Bracket{x, x};
-    ((at.value < 0.0) == risingAtLo ? lo : hi) = x;
+    double& moved = (at.value < 0.0) == risingAtLo ? lo : hi;
+    // A probe that landed on the same side found f flat at its rounding level (the root is not
+    // where Newton's steps say): only bisection makes progress there.
+    const bool flat = probed && moved == previousX;
+    moved = x;
     if (hi - lo <= width(lo, hi)) return Bracket{lo, hi};
     double next = x - at.value / at.slope;
     const bool newtonInside = std::isfinite(next) && next > lo && next < hi;
-    if (!newtonInside || std::fabs(next - x) > 0.5 * previousStep) next = 0.5 * (lo + hi);
+    if (flat || !newtonInside || std::fabs(next - x) > 0.5 * previousStep) next = 0.5 * (lo + hi);
     // A step within the tolerance has found the root: step just past it instead, so the next
     // evaluation closes the bracket from the other side.
     const double tiny = 0.5 * std::max(abs, rel * std::fabs(x));
-    if (std::fabs(next - x) < tiny) next = x == lo ? std::min(x + tiny, hi) : std::max(x - tiny, lo);
-    if (next <= lo || next >= hi) next = 0.5 * (lo + hi);
+    probed = std::fabs(next - x) < tiny;
+    if (probed) next = x == lo ? std::min(x + tiny, hi) : std::max(x - tiny, lo);
+    if (next <= lo || next >= hi) {
+      next = 0.5 * (lo + hi);
+      probed = false;
+    }
     previousStep = std::fabs(next - x);
+    previousX = x;
     x = next;
     at = fdf(x);
   }

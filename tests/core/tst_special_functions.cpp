@@ -82,6 +82,13 @@ class TestSpecialFunctions : public QObject {
     auto bisected = findRootBracketNewton(flat, 0.0, -1.0, 10.0, 1.0, 0.0, flat(0.0), options);
     QVERIFY(bisected.isOk());
     QVERIFY(bisected->lower < 3.0 && bisected->upper >= 3.0 && bisected->upper - bisected->lower <= 1e-11);
+    // f at its rounding floor above the root (a constant 1e−19 with a tiny slope, as a log-sum of
+    // exponentials near its zero): Newton's steps creep by the tolerance, a probe past them stays
+    // on the same side, and bisection has to take over.
+    const auto floored = [](double x) { return ValueAndSlope{x < 2.0 ? x - 2.0 : 1e-19, 1e-7}; };
+    auto creeping = findRootBracketNewton(floored, 0.0, -2.0, 5.0, 1e-19, 5.0, floored(5.0), options);
+    QVERIFY2(creeping.isOk(), creeping.status().message().c_str());
+    QVERIFY(creeping->lower < 2.0 && creeping->upper >= 2.0 && creeping->upper - creeping->lower <= 3e-12);
     // The signs must differ at the ends.
     QVERIFY(!findRootBracketNewton(flat, 4.0, 1.0, 10.0, 1.0, 4.0, flat(4.0), options).isOk());
   }
