@@ -280,22 +280,11 @@ numerics::ValueAndSlope addDirection(const Mixture& m, double z) {
 double logDeltaRemove(const Mixture& m, double z) { return removeDirection(m, z).value; }
 double logDeltaAdd(const Mixture& m, double z) { return addDirection(m, z).value; }
 
-// The z in [lo, hi] with ℓ(z) = y, given ℓ(lo) − y = atLo < 0 ≤ ℓ(hi) − y. ℓ is convex (a log-sum
-// of exponentials of lines), so Newton's method from hi approaches the root from above.
-Result<numerics::Bracket> lossRoot(const Mixture& m, double y, double lo, double atLo, double hi) {
-  const auto f = [&](double z) {
-    const numerics::ValueAndSlope loss = lossAndSlope(m, z);
-    return numerics::ValueAndSlope{loss.value - y, loss.slope};
-  };
-  const numerics::ValueAndSlope atHi = f(hi);
-  return numerics::findRootBracketNewton(f, lo, atLo, hi, atHi.value, hi, atHi, kRootOptions);
-}
-
 // z0 with ℓ(z0) = 0. ℓ(0) < 0 (all a ≥ 0), and by Jensen ℓ(z) ≥ E[a]z − E[a²]/2 ≥ 0 at
 // z = E[a²]/(2E[a]).
 Result<double> zeroLossPoint(const Mixture& m) {
-  const double atZero = lossAt(m, 0.0);
-  if (atZero >= 0.0) return 0.0;
+  const auto f = [&](double z) { return lossAt(m, z); };
+  if (f(0.0) >= 0.0) return 0.0;
   double first = 0.0, second = 0.0;
   for (std::size_t i = 0; i < m.a.size(); ++i) {
     const double w = std::exp(m.logW[i]);
@@ -303,17 +292,11 @@ Result<double> zeroLossPoint(const Mixture& m) {
     second += w * m.a[i] * m.a[i];
   }
   double hi = second / (2.0 * first);
-  double lo = 0.0;
-  double atLo = atZero;
-  for (int i = 0;; ++i) {
+  for (int i = 0; f(hi) < 0.0; ++i) {
     if (i > kExpandGuard || !std::isfinite(hi)) return Status::numericalIssue("no zero of the privacy loss found");
-    const double atHi = lossAt(m, hi);
-    if (atHi >= 0.0) break;
-    lo = hi;
-    atLo = atHi;
     hi = 2.0 * hi + 1e-300;
   }
-  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b, lossRoot(m, 0.0, lo, atLo, hi));
+  DPX_ASSIGN_OR_RETURN(const numerics::Bracket b, numerics::findRootBracket(f, 0.0, hi, kRootOptions));
   return b.upper;
 }
 
@@ -343,7 +326,7 @@ Result<numerics::Bracket> lossLevelBracket(const Mixture& m, double y, double z0
 
 Result<numerics::Bracket> lossLevel(const Mixture& m, double y, double z0) {
   DPX_ASSIGN_OR_RETURN(const numerics::Bracket range, lossLevelBracket(m, y, z0));
-  return lossRoot(m, y, range.lower, lossAt(m, range.lower) - y, range.upper);
+  return numerics::findRootBracket([&](double z) { return lossAt(m, z) - y; }, range.lower, range.upper, kRootOptions);
 }
 
 // ε of the direction P‖Q at δ: the z where H(P‖Q) at ε = ℓ(z) falls to δ, from its upper end.
