@@ -72,6 +72,24 @@ class TestChartPanel : public QObject {
     QVERIFY(kinked.size() <= 5);
   }
 
+  // A line is simplified for the plot it is drawn in; a chart enlarged well beyond it draws the
+  // line again at its new size, with more of its points.
+  void enlargedChartRedrawsItsLines() {
+    ChartPanel panel(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
+    panel.resize(400, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVector<QPointF> wave;
+    for (int i = 0; i <= 3000; ++i) wave.push_back({i / 3000.0, std::sin(i / 40.0) + 0.3 * std::sin(i / 9.0)});
+    panel.setCurve(QStringLiteral("w"), QStringLiteral("w"), wave, CurveStyle{});
+    panel.refreshAxes();
+    const int small = panel.drawnPointCount(QStringLiteral("w"));
+    QVERIFY(small > 2 && small < wave.size());
+    panel.resize(1600, 1200);
+    QTRY_VERIFY(panel.drawnPointCount(QStringLiteral("w")) > small);
+    QCOMPARE(panel.curvePoints(QStringLiteral("w")).size(), wave.size());
+  }
+
   void curvesUpdateInPlaceAndExport() {
     ChartPanel panel(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
     panel.resize(800, 600);

@@ -17,6 +17,7 @@
 #include <QScatterSeries>
 #include <QSvgGenerator>
 #include <QTextStream>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -108,7 +109,18 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   buildView(title);
   buildAxes(xTitle, yTitle);
   buildMarker();
-  connect(m_chart, &QChart::plotAreaChanged, this, [this] { fitLogLabels(); });
+  connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
+    fitLogLabels();
+    // Lines were simplified for the plot they were laid out in: grown well beyond it, their
+    // 0.1 px would show as more. Drawn again once the layout has settled (not from inside it).
+    if (m_simplifiedFor.width() > 0.0 &&
+        (plot.width() > 1.5 * m_simplifiedFor.width() || plot.height() > 1.5 * m_simplifiedFor.height())) {
+      m_simplifiedFor = QSizeF();
+      QTimer::singleShot(0, this, [this] {
+        for (auto& [id, curve] : m_curves) redraw(curve);
+      });
+    }
+  });
 }
 
 void ChartPanel::buildView(const QString& title) {
@@ -307,6 +319,7 @@ void ChartPanel::redraw(Curve& curve) {
   // every segment it loses is one the antialiased stroker need not draw.
   if (const auto toPixels = pixelMap(); toPixels && !curve.style.markers) {
     drawn = simplifyPolyline(drawn, toPixels, kDrawnLineTolerancePixels);
+    m_simplifiedFor = m_chart->plotArea().size();
   }
   curve.series->replace(drawn);
 }

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QPointF>
 #include <QSet>
+#include <QSizeF>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -204,6 +205,7 @@ class ChartPanel : public QWidget {
   std::optional<AxisRanges> m_shownRanges;  // what the axes show since the last refreshAxes()
   bool m_deferRedraws = false;
   QSet<QString> m_pendingRedraws;  // curves set since deferRedraws(), not yet drawn
+  QSizeF m_simplifiedFor;          // the plot size the drawn lines were simplified for
 };
 
 }  // namespace dpx::ui
