@@ -8,6 +8,7 @@
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -26,6 +27,23 @@ struct Bracket {
   double upper;
 };
 
+namespace detail {
+
+// What the bracket ends alone decide: an error when f is NaN there or does not change sign, the
+// end itself when f is 0 there; nothing when a search is needed.
+inline std::optional<Result<Bracket>> settledByEnds(double lo, double flo, double hi, double fhi) {
+  if (std::isnan(flo) || std::isnan(fhi)) return Status::numericalIssue("function is NaN at the bracket ends");
+  if (flo == 0.0) return Bracket{lo, lo};
+  if (fhi == 0.0) return Bracket{hi, hi};
+  if ((flo > 0) == (fhi > 0)) {
+    return Status::noConvergence("the function does not change sign on [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "]");
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 // Root of f in [lo, hi]; f(lo) and f(hi) must differ in sign. Returns the bracket it
 // converged to, so a caller that needs a conservative side (calibration) can take it.
 template <typename F>
@@ -36,13 +54,7 @@ Result<Bracket> findRootBracket(F&& f, double lo, double hi, const RootOptions& 
   }
   const double flo = f(lo);
   const double fhi = f(hi);
-  if (std::isnan(flo) || std::isnan(fhi)) return Status::numericalIssue("function is NaN at the bracket ends");
-  if (flo == 0.0) return Bracket{lo, lo};
-  if (fhi == 0.0) return Bracket{hi, hi};
-  if ((flo > 0) == (fhi > 0)) {
-    return Status::noConvergence("the function does not change sign on [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "]");
-  }
+  if (std::optional<Result<Bracket>> settled = detail::settledByEnds(lo, flo, hi, fhi)) return *settled;
   std::uintmax_t iterations = options.maxIterations;
   const double rel = options.relativeTolerance;
   const double abs = options.absoluteTolerance;
@@ -81,13 +93,7 @@ Result<Bracket> findRootBracketNewton(FDF&& fdf, double lo, double flo, double h
     return Status::invalidArgument("root bracket [" + std::to_string(lo) + ", " + std::to_string(hi) +
                                    "] is not a finite interval around its start");
   }
-  if (std::isnan(flo) || std::isnan(fhi)) return Status::numericalIssue("function is NaN at the bracket ends");
-  if (flo == 0.0) return Bracket{lo, lo};
-  if (fhi == 0.0) return Bracket{hi, hi};
-  if ((flo > 0) == (fhi > 0)) {
-    return Status::noConvergence("the function does not change sign on [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "]");
-  }
+  if (std::optional<Result<Bracket>> settled = detail::settledByEnds(lo, flo, hi, fhi)) return *settled;
   const double rel = options.relativeTolerance;
   const double abs = options.absoluteTolerance;
   const auto width = [rel, abs](double a, double b) {
