@@ -157,7 +157,6 @@ Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
   PldRunResult result;
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, options.discretisation ? fixedGridRun(p, options, result)
                                                                     : automaticGridRun(p, options, result));
-  for (pld::DiscretePld* d : {&run.remove[0], &run.remove[1], &run.add[0], &run.add[1]}) d->dropNegativeLosses();
   result.run = std::make_shared<const pld::ComposedRun>(std::move(run));
   if (options.progress) options.progress(1.0);
   storeInCache(key, result);

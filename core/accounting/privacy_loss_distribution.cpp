@@ -265,20 +265,6 @@ Result<double> DiscretePld::epsilon(double delta) const {
   return std::max(0.0, eps);
 }
 
-void DiscretePld::dropNegativeLosses() {
-  if (m_firstIndex >= 0 || m_masses.empty()) return;
-  const auto drop =
-      static_cast<std::size_t>(std::min<std::int64_t>(-m_firstIndex, static_cast<std::int64_t>(m_masses.size())));
-  // Suffix sums from `drop` on do not depend on what is below: sliced, not recomputed.
-  auto tail = [drop](std::vector<double>& v) {
-    v = std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(drop), v.end());
-  };
-  tail(m_masses);
-  tail(m_suffix);
-  tail(m_tilted);
-  m_firstIndex += static_cast<std::int64_t>(drop);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Trade-off of a discrete pair
 
@@ -842,9 +828,9 @@ std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
   }
   initialiseFftw();
   fftw_plan_with_nthreads(threads);
-  RealBuffer r = realBuffer(n);
-  ComplexBuffer c = complexBuffer(n / 2 + 1);
-  auto* cc = reinterpret_cast<fftw_complex*>(c.get());
+  // In place: the spectrum's n/2 + 1 complex values overwrite the n reals.
+  RealBuffer r = realBuffer(2 * (n / 2 + 1));
+  auto* cc = reinterpret_cast<fftw_complex*>(r.get());
   const int size = static_cast<int>(n);
   auto* plans = new FftwPlans{fftw_plan_dft_r2c_1d(size, r.get(), cc, FFTW_ESTIMATE),
                               fftw_plan_dft_c2r_1d(size, cc, r.get(), FFTW_ESTIMATE)};
@@ -876,12 +862,16 @@ KissFft& kissTransform(std::size_t n) {
   return it->second;
 }
 
+// A real transform of size n and its inverse: FFTW's in place (a page touched for the first time
+// costs about as much as an FFT pass over it), kissfft's (small sizes) out of place.
 class RealTransform {
  public:
   RealTransform(std::size_t n, int threads) : m_n(n) {
     if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
   }
   std::size_t size() const { return m_n; }
+  // Whether the spectrum must share the reals' buffer (of 2(n/2 + 1) doubles).
+  bool inPlace() const { return m_fftw != nullptr; }
   void forward(const double* in, std::complex<double>* out) const {
     if (m_fftw) {
       fftw_execute_dft_r2c(m_fftw->forward, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
@@ -949,14 +939,26 @@ std::vector<double> readWindow(const double* circular, std::size_t n, std::int64
   return masses;
 }
 
+// Which composed losses a composition keeps.
+enum class KeptLosses {
+  kAll,
+  // Losses ≥ 0 only: δ(ε) at ε ≥ 0 reads nothing below (the hockey stick counts losses above ε),
+  // and every query of a run is at ε ≥ 0. About half of a long run's window lies below 0;
+  // leaving it out spares its masses and both prefix tables, in time as well as memory (a fresh
+  // page costs as much to fault in as several FFT passes over it).
+  kNonNegative,
+};
+
 // Composition of all segments on a transform of size transform.size() ≥ plan.points.
 Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate estimate, double tau,
-                                const CompositionPlan& plan, const RealTransform& transform,
+                                const CompositionPlan& plan, const RealTransform& transform, KeptLosses kept,
                                 const ComputeControl& control, CompositionInfo* info) {
   const std::size_t n = transform.size();
   const std::size_t half = n / 2 + 1;
-  RealBuffer real = realBuffer(n);
-  ComplexBuffer spectrum = complexBuffer(half);
+  RealBuffer real = realBuffer(transform.inPlace() ? 2 * half : n);
+  ComplexBuffer ownSpectrum = transform.inPlace() ? nullptr : complexBuffer(half);
+  std::complex<double>* spectrum =
+      transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
   ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
   std::int64_t offset = 0;
   double lossOffset = 0.0;  // Σ count·(a step's loss offset), ≤ 0
@@ -967,16 +969,25 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     std::fill(real.get() + m.size(), real.get() + n, 0.0);
     offset += s.count * s.pld->firstIndex();
     lossOffset += static_cast<double>(s.count) * s.pld->lossOffset();
-    transform.forward(real.get(), spectrum.get());
+    transform.forward(real.get(), spectrum);
     if (control.cancelled()) return cancelledStatus();
-    std::complex<double>* target = product ? product.get() : spectrum.get();
-    multiplyByPower(target, spectrum.get(), half, s.count, si == 0);
+    std::complex<double>* target = product ? product.get() : spectrum;
+    multiplyByPower(target, spectrum, half, s.count, si == 0);
     control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
     if (control.cancelled()) return cancelledStatus();
   }
-  transform.inverse(product ? product.get() : spectrum.get(), real.get());
+  if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
+  product.reset();
+  transform.inverse(spectrum, real.get());
   if (control.cancelled()) return cancelledStatus();
-  std::vector<double> masses = readWindow(real.get(), n, offset, plan.window);
+  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
+  // loss by less than Δ once, which keeps the composition optimistic.
+  const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
+  LossWindow window = plan.window;
+  if (kept == KeptLosses::kNonNegative && window.lo + shift < 0) {
+    window.lo = std::min(window.hi + 1, -shift);  // the index of loss 0, or an empty window
+  }
+  std::vector<double> masses = readWindow(real.get(), n, offset, window);
   real.reset();
   double infinity = -std::expm1(plan.range.logFinite);
   double slack = 0.0;
@@ -993,11 +1004,8 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
   }
-  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
-  // loss by less than Δ once, which keeps the composition optimistic.
-  const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
   control.report(1.0);
-  return DiscretePld(plan.range.interval, plan.window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
+  return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
 }
 
 }  // namespace
@@ -1008,7 +1016,7 @@ Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate
   if (control.cancelled()) return cancelledStatus();
   const std::size_t n = transformSize(plan.points);
   const RealTransform transform(n, n >= (std::size_t{1} << 18) ? 2 : 1);
-  return composeWith(segments, estimate, tau, plan, transform, control, info);
+  return composeWith(segments, estimate, tau, plan, transform, KeptLosses::kAll, control, info);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1172,8 +1180,8 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   const RealTransform transform(n, sideBySide ? 1 : 2);
   auto composeJob = [&](std::size_t k) {
     RunJob& job = jobs[k];
-    Result<DiscretePld> composed =
-        composeWith(job.parts, job.estimate, tau, job.plan, transform, controls[k], &job.info);
+    Result<DiscretePld> composed = composeWith(job.parts, job.estimate, tau, job.plan, transform,
+                                               KeptLosses::kNonNegative, controls[k], &job.info);
     if (composed) {
       job.composed = std::move(*composed);
     } else {

@@ -102,9 +102,6 @@ class DiscretePld {
   // (δ below the mass at +∞).
   Result<double> epsilon(double delta) const;
 
-  // Keep only masses with loss ≥ 0 (all that δ(ε ≥ 0) reads), to save memory in caches.
-  void dropNegativeLosses();
-
  private:
   void prepare();
   double m_interval = 1.0;
@@ -180,7 +177,8 @@ struct GaussianSegment {
   std::int64_t count;
 };
 
-// The composed PLDs of a run, one per direction and estimate.
+// The composed PLDs of a run, one per direction and estimate. Each keeps its losses ≥ 0 only:
+// δ(ε) and ε(δ) at ε ≥ 0 and the trade-off curves read nothing below.
 struct ComposedRun {
   double interval = 0.0;
   double tau = 0.0;

@@ -219,6 +219,14 @@ class TestPldAccountant : public QObject {
     auto b = pldComposeSegments(whole, 1e-3);
     QVERIFY(a.isOk() && b.isOk());
     DPX_COMPARE_REL(*a->epsilonUpper(1e-5), *b->epsilonUpper(1e-5), 1e-6);
+    // The same on a grid fine enough for FFTW's (in-place) transforms, where the product of the
+    // segments' spectra is copied to where the inverse transform reads.
+    auto fineSplit = pldComposeSegments(split, 1e-4);
+    auto fineWhole = pldComposeSegments(whole, 1e-4);
+    QVERIFY(fineSplit.isOk() && fineWhole.isOk());
+    QVERIFY(fineSplit->info.fftSize >= (std::size_t{1} << 17));
+    DPX_COMPARE_REL(*fineSplit->epsilonUpper(1e-5), *fineWhole->epsilonUpper(1e-5), 1e-6);
+    DPX_COMPARE_REL(*fineSplit->epsilonLower(1e-5), *fineWhole->epsilonLower(1e-5), 1e-6);
     // More noise on part of the run lands between the two homogeneous runs.
     const std::vector<pld::GaussianSegment> mixed{{0.01, 1.0, 500}, {0.01, 2.0, 500}};
     const std::vector<pld::GaussianSegment> quiet{{0.01, 2.0, 1000}};
@@ -405,7 +413,7 @@ class TestPldAccountant : public QObject {
   void runSharesOneTransformAndMatchesSeparateCompositions() {
     // composeRun composes its four PLDs side by side on one transform size; each equals the
     // composition of its step alone (its own size) up to FFT round-off, which the K-th power
-    // of the spectrum amplifies to ~1e−9 here (~1e−7 at K = 10⁶).
+    // of the spectrum amplifies to ~1e−9 here (~1e−7 at K = 10⁶), at every ε ≥ 0.
     const pld::GaussianSegment segment{0.004, 1.0, 20000};
     auto run = pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), 2e-4, 1e-20, true);
     QVERIFY(run.isOk());
@@ -420,6 +428,15 @@ class TestPldAccountant : public QObject {
         const pld::DiscretePld& inRun = (direction == pld::Direction::kRemove ? run->remove : run->add)[e];
         DPX_COMPARE_REL(*inRun.epsilon(1e-5), *alone->epsilon(1e-5), 1e-7);
         DPX_COMPARE_REL(inRun.delta(1.0), alone->delta(1.0), 1e-7);
+        // A run keeps the losses ≥ 0 only (grid index ≥ 0), all that δ(ε ≥ 0) reads.
+        QVERIFY(alone->firstIndex() < 0);
+        QVERIFY(inRun.firstIndex() >= 0);
+        QVERIFY(inRun.masses().size() < alone->masses().size());
+        // (The round-off is absolute: ~1e−14 where δ is 1e−7.)
+        for (double eps = 0.0; eps < 6.0; eps += 0.25) {
+          QVERIFY2(std::fabs(inRun.delta(eps) - alone->delta(eps)) <= 1e-7 * alone->delta(eps) + 1e-12,
+                   qPrintable(QString::number(eps)));
+        }
       }
     }
     QVERIFY(*run->epsilonLower(1e-5) <= *run->epsilonUpper(1e-5));
