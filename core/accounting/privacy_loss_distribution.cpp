@@ -136,6 +136,12 @@ void SubsampledGaussianPair::survival(double x, double& p, double& q) const {
   q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * normalCdf((m_qShift - x) / m_sigma);
 }
 
+void SubsampledGaussianPair::distribution(double x, double& p, double& q) const {
+  const double base = normalCdf(x / m_sigma);
+  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * normalCdf((x - m_pShift) / m_sigma);
+  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * normalCdf((x - m_qShift) / m_sigma);
+}
+
 void SubsampledGaussianPair::density(double x, double& p, double& q) const {
   const double z0 = x / m_sigma;
   const double base = std::exp(-0.5 * z0 * z0);
@@ -467,29 +473,59 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   return DiscretePld(interval, iLo, std::move(w), d[n - 1]);
 }
 
-// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target`:
-// P[a,b) = e^g·Q[a,b), i.e. G(b) = (tailP − sfP(b)) − e^g(tailQ − sfQ(b)) = 0, with
-// G′(b) = p(b) − e^g q(b) > 0 past x(g). Every point of [a, x(g)) has loss < g, so G(x(g)) < 0;
-// the symmetric guess x(2g − ℓ(a)) is usually within a hair of the root. Newton, kept inside a
-// shrinking bracket; sfP and sfQ are those of the last b evaluated.
-struct BinEdge {
-  double b = 0.0;
-  double sfP = 0.0;
-  double sfQ = 0.0;
+// The P- and Q-masses beyond and below a point x: tails (survival) and heads (distribution).
+// Below P's median the tails are ≈ 1 and a bin's mass, a difference of two of them, would keep
+// only its leading digits (and Newton's method, fed rounding noise, would fall back to bisection
+// for dozens of steps): there the heads are differenced instead.
+struct SweepPoint {
+  double x = 0.0;
+  double tailP = 0.0;
+  double tailQ = 0.0;
+  double headP = 0.0;
+  double headQ = 0.0;
+  bool below() const { return headP < 0.5; }
 };
 
-BinEdge binEdge(const SubsampledGaussianPair& pair, double a, double la, double target, double tailP, double tailQ) {
+SweepPoint sweepPoint(const SubsampledGaussianPair& pair, double x) {
+  SweepPoint point{x};
+  pair.survival(x, point.tailP, point.tailQ);
+  pair.distribution(x, point.headP, point.headQ);
+  return point;
+}
+
+// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target`:
+// P[a,b) = e^g·Q[a,b), i.e. G(b) = P[a,b) − e^g·Q[a,b) = 0, with G′(b) = p(b) − e^g q(b) > 0 past
+// x(g). Every point of [a, x(g)) has loss < g, so G(x(g)) < 0; the symmetric guess x(2g − ℓ(a))
+// is usually within a hair of the root. Newton, kept inside a shrinking bracket. Returns the
+// point b and the bin's masses (those at the last b evaluated).
+struct BinEdge {
+  SweepPoint end;
+  double massP = 0.0;
+  double massQ = 0.0;
+};
+
+BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, double la, double target) {
+  const double a = start.x;
+  const bool below = start.below();
   const double eg = std::exp(target);
   double lo = pair.inverseLoss(target);
   double hi = kInf;
   const double guessLoss = std::min(2.0 * target - la, 0.5 * (target + pair.lossMax()));
   double b = pair.inverseLoss(guessLoss);
   if (!(b > lo) || !std::isfinite(b)) b = lo + (lo - a) + 1e-12;
-  double sfPb = 0.0;
-  double sfQb = 0.0;
+  BinEdge out;
   for (int it = 0; it < 80; ++it) {
-    pair.survival(b, sfPb, sfQb);
-    const double value = (tailP - sfPb) - eg * (tailQ - sfQb);
+    out.end.x = b;
+    if (below) {
+      pair.distribution(b, out.end.headP, out.end.headQ);
+      out.massP = out.end.headP - start.headP;
+      out.massQ = out.end.headQ - start.headQ;
+    } else {
+      pair.survival(b, out.end.tailP, out.end.tailQ);
+      out.massP = start.tailP - out.end.tailP;
+      out.massQ = start.tailQ - out.end.tailQ;
+    }
+    const double value = out.massP - eg * out.massQ;
     if (value > 0.0) {
       hi = b;
     } else {
@@ -505,7 +541,18 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, double a, double la, double 
     if (std::fabs(next - b) <= 1e-12 * scale || (std::isfinite(hi) && hi - lo <= 1e-12 * scale)) break;
     b = next;
   }
-  return {b, sfPb, sfQb};
+  // The other side at b. Below the median the tails are ≈ 1 and only their leading digits are
+  // read (the loop's end, the last bin's loss); above it the heads are, only to tell the side.
+  if (!below) {
+    out.end.headP = 1.0 - out.end.tailP;
+    out.end.headQ = 1.0 - out.end.tailQ;
+  } else if (out.end.below()) {
+    out.end.tailP = 1.0 - out.end.headP;
+    out.end.tailQ = 1.0 - out.end.headQ;
+  } else {
+    pair.survival(b, out.end.tailP, out.end.tailQ);
+  }
+  return out;
 }
 
 Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, double interval, double tau,
@@ -529,34 +576,30 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
 
   // Bottom bin (−∞, a): its aggregate loss may lie below the grid; placing it at ε_lo can only
   // raise losses, so its mass is charged as slack.
-  double a = pair.lowerTail(tau);
-  const double bottom = pair.cdfP(a);
+  SweepPoint at = sweepPoint(pair, pair.lowerTail(tau));
+  const double bottom = at.headP;
   slot(grid.lo) += bottom;
   slack += bottom;
 
-  // Tail masses beyond the current left edge a, kept from one bin to the next: a bin costs two
-  // or three Newton steps of three erfc each.
-  double tailP = pair.sfP(a);
-  double tailQ = pair.sfQ(a);
+  // The masses beyond (and below) the current left edge, kept from one bin to the next: a bin
+  // costs two or three Newton steps of three erfc each.
   std::int64_t iterations = 0;
-  while (tailP > tau) {
+  while (at.tailP > tau) {
     if ((++iterations & 1023) == 0 && control.cancelled()) return cancelledStatus();
-    const double la = pair.loss(a);
+    const double la = pair.loss(at.x);
     // The next grid point strictly above the loss at a.
     const std::int64_t g = static_cast<std::int64_t>(std::floor((la - c) / interval)) + 1;
     const double target = c + static_cast<double>(g) * interval;
     // If the whole remaining tail cannot average up to the target, it is the last bin.
-    const double tailLoss = tailQ > 0.0 ? std::log(tailP / tailQ) : kInf;
+    const double tailLoss = at.tailQ > 0.0 ? std::log(at.tailP / at.tailQ) : kInf;
     if (!(tailLoss > target) || target >= pair.lossMax()) {
       const double l = std::min(tailLoss, pair.lossMax());
-      slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += tailP;
+      slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += at.tailP;
       break;
     }
-    const BinEdge edge = binEdge(pair, a, la, target, tailP, tailQ);
-    slot(g) += std::max(0.0, tailP - edge.sfP);
-    a = edge.b;
-    tailP = edge.sfP;
-    tailQ = edge.sfQ;
+    const BinEdge edge = binEdge(pair, at, la, target);
+    slot(g) += std::max(0.0, edge.massP);
+    at = edge.end;
   }
   // The sliver above the truncation point (P-mass ≤ τ) is dropped: as if its loss were −∞.
   return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack, c);

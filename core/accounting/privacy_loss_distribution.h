@@ -48,9 +48,10 @@ class SubsampledGaussianPair {
   double sfQ(double x) const;
   double pdfP(double x) const;
   double pdfQ(double x) const;
-  // sfP and sfQ (pdfP and pdfQ) together: the two share the N(0, σ²) component, so one erfc
-  // (one exp) fewer; bit-identical to the separate calls.
+  // sfP and sfQ (cdfP and cdfQ, pdfP and pdfQ) together: the two share the N(0, σ²) component,
+  // so one erfc (one exp) fewer; bit-identical to the separate calls.
   void survival(double x, double& p, double& q) const;
+  void distribution(double x, double& p, double& q) const;
   void density(double x, double& p, double& q) const;
   // P-mass and Q-mass of [a, b), computed on the side of the median that keeps their digits.
   double massP(double a, double b) const;
