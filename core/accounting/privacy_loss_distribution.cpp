@@ -446,7 +446,16 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   DPX_ASSIGN_OR_RETURN(const StepGrid grid, stepGrid(pair, interval, tau));
   const std::int64_t iLo = grid.lo;
   const std::size_t n = grid.points();
-  std::vector<double> d(n);
+  auto lossAt = [&](std::size_t i) { return static_cast<double>(iLo + static_cast<std::int64_t>(i)) * interval; };
+  // The grid losses ε_0 … ε_{m−1} are ≤ 0, the rest > 0.
+  const auto m = static_cast<std::size_t>(std::clamp<std::int64_t>(-iLo + 1, 0, static_cast<std::int64_t>(n)));
+  const bool below = m + 1 < n;  // some masses from the heads (and ω_hi from δ)
+  // At ε_i > 0 (and the two points below): δ(ε_i). At ε_i ≤ 0, where δ ≈ 1 and its differences
+  // would keep only noise of ~1e−16/Δ where the true masses are far smaller, the masses with loss
+  // ≤ ε_i instead: F_P(ε_i) = P(L ≤ ε_i) and F_Q(ε_i).
+  std::vector<double> d(n, 0.0);
+  std::vector<double> headP(below ? m : 0, 0.0);
+  std::vector<double> headQ(below ? m : 0, 0.0);
   std::atomic<bool> stop{false};
   parallelFor(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
     if (control.cancelled()) {
@@ -454,22 +463,43 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
       return;
     }
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      d[i] = pair.hockeyStick(static_cast<double>(iLo + static_cast<std::int64_t>(i)) * interval);
+      const double eps = lossAt(i);
+      if (!below || i + 2 >= m) d[i] = pair.hockeyStick(eps);
+      if (i < headP.size() && eps > pair.lossMin()) pair.distribution(pair.inverseLoss(eps), headP[i], headQ[i]);
     }
   });
   if (stop) return cancelledStatus();
-  // Masses of the connect-the-dots pair, written without e^{ε_i} so no grid overflows:
+  // Masses of the connect-the-dots pair, written without e^{ε_i} above 0 so no grid overflows:
   //   ω_i = [δ_{i+1} − (1 + e^Δ)δ_i + e^Δ δ_{i−1}] / (e^Δ − 1),
   //   ω_lo = (δ_{lo+1} − δ_lo)/(e^Δ − 1) + 1 − δ_lo   (the chord from (0, 1): all mass below),
   //   ω_hi = −e^Δ(δ_hi − δ_{hi−1})/(e^Δ − 1),   ω_∞ = δ_hi.
+  // Below 0 the same masses in terms of the P- and Q-masses of the loss intervals
+  // I_i = (ε_{i−1}, ε_i], P_i and Q_i, each bracket ≥ 0 (its integrand is):
+  //   ω_i = ([e^{ε_{i+1}} Q_{i+1} − P_{i+1}] + e^Δ [P_i − e^{ε_{i−1}} Q_i]) / (e^Δ − 1),
+  //   ω_lo = F_P(ε_lo) + e^{ε_lo} Q_{lo+1} − [P_{lo+1} − e^{ε_lo} Q_{lo+1}] / (e^Δ − 1).
   const double eD = std::exp(interval);
   const double em1 = std::expm1(interval);
   std::vector<double> w(n);
-  w[0] = (d[1] - d[0]) / em1 + (1.0 - d[0]);
-  for (std::size_t i = 1; i + 1 < n; ++i) w[i] = (d[i + 1] - (1.0 + eD) * d[i] + eD * d[i - 1]) / em1;
+  auto intervalP = [&](std::size_t i) { return headP[i] - headP[i - 1]; };
+  auto intervalQ = [&](std::size_t i) { return headQ[i] - headQ[i - 1]; };
+  if (below && m >= 2) {
+    const double e0 = std::exp(lossAt(0));
+    w[0] = headP[0] + e0 * intervalQ(1) - (intervalP(1) - e0 * intervalQ(1)) / em1;
+  } else {
+    w[0] = (d[1] - d[0]) / em1 + (1.0 - d[0]);
+  }
+  for (std::size_t i = 1; i + 1 < n; ++i) {
+    if (below && i + 1 < m) {
+      const double upper = std::exp(lossAt(i + 1)) * intervalQ(i + 1) - intervalP(i + 1);
+      const double lower = intervalP(i) - std::exp(lossAt(i - 1)) * intervalQ(i);
+      w[i] = (upper + eD * lower) / em1;
+    } else {
+      w[i] = (d[i + 1] - (1.0 + eD) * d[i] + eD * d[i - 1]) / em1;
+    }
+  }
   w[n - 1] = -eD * (d[n - 1] - d[n - 2]) / em1;
   // Rounding can leave −1e−17 where the true mass is 0; a mass may not be negative.
-  for (double& m : w) m = std::max(0.0, m);
+  for (double& mass : w) mass = std::max(0.0, mass);
   return DiscretePld(interval, iLo, std::move(w), d[n - 1]);
 }
 

@@ -124,6 +124,27 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void pessimisticMassesBelowZeroAreNotRoundingNoise() {
+    // Far below 0, δ(ε) ≈ 1 and its second differences are rounding noise (~1e−16/Δ) where the
+    // true masses are ~1e−27: the masses there come from the P- and Q-masses of the loss
+    // intervals. Each is at most P(ε_{i−1} < L ≤ ε_{i+1}) (its two brackets are at most P_{i+1}
+    // and P_i), and the masses still add up to 1.
+    const pld::SubsampledGaussianPair pair(0.004, 1.0, pld::Direction::kAdd);
+    auto up = pld::discretise(pair, 1e-4, pld::Estimate::kPessimistic, 2.5e-24);
+    QVERIFY(up.isOk());
+    const std::vector<double>& w = up->masses();
+    double total = up->infinityMass();
+    for (double mass : w) total += mass;
+    DPX_COMPARE_REL(total, 1.0, 1e-12);
+    std::size_t checked = 0;
+    for (std::size_t i = 1; i + 1 < w.size() && up->loss(i + 1) < -0.5; i += 37, ++checked) {
+      const double bound = pair.massP(pair.inverseLoss(up->loss(i - 1)), pair.inverseLoss(up->loss(i + 1)));
+      QVERIFY2(w[i] <= bound * (1.0 + 1e-6) + 1e-300,
+               qPrintable(QStringLiteral("loss %1: mass %2 > %3").arg(up->loss(i)).arg(w[i]).arg(bound)));
+    }
+    QVERIFY(checked > 500);
+  }
+
   void bracketAlwaysOrdered() {
     PldAccountant pld;
     for (double sigma : {0.4, 0.8, 2.0, 6.0}) {
@@ -219,10 +240,12 @@ class TestPldAccountant : public QObject {
     auto b = pldComposeSegments(whole, 1e-3);
     QVERIFY(a.isOk() && b.isOk());
     DPX_COMPARE_REL(*a->epsilonUpper(1e-5), *b->epsilonUpper(1e-5), 1e-6);
-    // The same on a grid fine enough for FFTW's (in-place) transforms, where the product of the
-    // segments' spectra is copied to where the inverse transform reads.
-    auto fineSplit = pldComposeSegments(split, 1e-4);
-    auto fineWhole = pldComposeSegments(whole, 1e-4);
+    // The same on a window large enough for FFTW's (in-place) transforms, where the product of
+    // the segments' spectra is copied to where the inverse transform reads.
+    const std::vector<pld::GaussianSegment> longSplit{{0.01, 1.0, 3000}, {0.01, 1.0, 7000}};
+    const std::vector<pld::GaussianSegment> longWhole{{0.01, 1.0, 10000}};
+    auto fineSplit = pldComposeSegments(longSplit, 1e-4);
+    auto fineWhole = pldComposeSegments(longWhole, 1e-4);
     QVERIFY(fineSplit.isOk() && fineWhole.isOk());
     QVERIFY(fineSplit->info.fftSize >= (std::size_t{1} << 17));
     DPX_COMPARE_REL(*fineSplit->epsilonUpper(1e-5), *fineWhole->epsilonUpper(1e-5), 1e-6);
