@@ -260,22 +260,34 @@ bool composePoint(const Params& base, const ExactOptions& options, double interv
   return true;
 }
 
-// The points but the last (the largest K) are independent compositions on one grid: both cores
-// share them, the largest first so the last task to start is a short one. False when cancelled.
+// The points but the last (the largest K) are independent compositions on one grid. The points
+// of a power of 10 of K share their discretised steps (pld::stepTruncation): each decade's points
+// are composed one after another (the first discretises, the others find its steps), the decades
+// side by side on both cores, the largest first so the last to start is a short one. False when
+// cancelled.
 bool composeOthers(const Params& base, const ExactOptions& options, double interval, SharedProgress& progress,
                    std::vector<PldCurvePoint>& computed) {
-  const std::size_t others = computed.size() - 1;
+  std::vector<std::vector<std::size_t>> decades;  // point indices, largest K first
+  for (std::size_t j = computed.size() - 1; j-- > 0;) {
+    const double truncation = pld::stepTruncation(PldAccountant::kTruncation, computed[j].steps);
+    if (decades.empty() ||
+        pld::stepTruncation(PldAccountant::kTruncation, computed[decades.back().front()].steps) != truncation) {
+      decades.emplace_back();
+    }
+    decades.back().push_back(j);
+  }
   std::atomic<bool> cancelled{false};
-  parallelFor(tbb::blocked_range<std::size_t>(0, others, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t t = r.begin(); t != r.end(); ++t) {
-      const std::size_t j = others - 1 - t;
-      if (cancelled.load() || (options.cancel && options.cancel->load(std::memory_order_relaxed))) {
-        cancelled = true;
-        return;
-      }
-      if (!composePoint(base, options, interval, progress.part(j), computed[j])) {
-        cancelled = true;
-        return;
+  parallelFor(tbb::blocked_range<std::size_t>(0, decades.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t d = r.begin(); d != r.end(); ++d) {
+      for (std::size_t j : decades[d]) {
+        if (cancelled.load() || (options.cancel && options.cancel->load(std::memory_order_relaxed))) {
+          cancelled = true;
+          return;
+        }
+        if (!composePoint(base, options, interval, progress.part(j), computed[j])) {
+          cancelled = true;
+          return;
+        }
       }
     }
   });

@@ -1147,11 +1147,47 @@ class JobProgress {
   double m_reported = 0.0;  // touched by the caller's thread only
 };
 
+// One step's discretisation, as a run asks for it.
+struct StepKey {
+  double q;
+  double sigma;
+  Direction direction;
+  Estimate estimate;
+  double interval;
+  double tau;
+  bool operator==(const StepKey&) const = default;
+};
+
+// The discretised steps of the last few runs: the points of an ε-vs-K curve, composed on one grid
+// with truncations that agree within each power of 10 of K, share them. Discretised outside the
+// lock (two runs asking for one step at once each discretise it: the curve composes a decade's
+// points one after another, so it does not).
+Result<std::shared_ptr<const DiscretePld>> sharedStep(const StepKey& key, const ComputeControl& control) {
+  static std::mutex mutex;
+  static std::list<std::pair<StepKey, std::shared_ptr<const DiscretePld>>> cache;  // most recent first
+  constexpr std::size_t kCachedSteps = 16;
+  {
+    const std::lock_guard lock(mutex);
+    for (auto it = cache.begin(); it != cache.end(); ++it) {
+      if (!(it->first == key)) continue;
+      cache.splice(cache.begin(), cache, it);
+      return cache.front().second;
+    }
+  }
+  DPX_ASSIGN_OR_RETURN(DiscretePld step, discretise(SubsampledGaussianPair(key.q, key.sigma, key.direction),
+                                                    key.interval, key.estimate, key.tau, control));
+  auto shared = std::make_shared<const DiscretePld>(std::move(step));
+  const std::lock_guard lock(mutex);
+  cache.emplace_front(key, shared);
+  if (cache.size() > kCachedSteps) cache.pop_back();
+  return shared;
+}
+
 // One composed PLD of a run: a direction and an estimate.
 struct RunJob {
   Direction direction;
   Estimate estimate;
-  std::vector<DiscretePld> bases;
+  std::vector<std::shared_ptr<const DiscretePld>> bases;
   std::vector<Segment> parts;
   CompositionPlan plan;
   Status status = Status::ok();
@@ -1195,6 +1231,12 @@ class EarlyPlanner {
 
 }  // namespace
 
+double stepTruncation(double tau, std::int64_t count) {
+  double decade = 1.0;
+  while (decade < static_cast<double>(count)) decade *= 10.0;
+  return tau / (4.0 * decade);
+}
+
 Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
                                bool withOptimistic, const ComputeControl& control) {
   if (segments.empty()) return Status::invalidArgument("a run needs at least one segment");
@@ -1229,15 +1271,15 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
     sub.progress = nullptr;  // reported by the composition
     job.bases.reserve(segments.size());
     for (const GaussianSegment& s : segments) {
-      Result<DiscretePld> base = discretise(SubsampledGaussianPair(s.q, s.sigma, job.direction), interval, job.estimate,
-                                            tau / static_cast<double>(4 * s.count), sub);
+      Result<std::shared_ptr<const DiscretePld>> base =
+          sharedStep({s.q, s.sigma, job.direction, job.estimate, interval, stepTruncation(tau, s.count)}, sub);
       if (!base) {
         job.status = base.status();
         return;
       }
       job.bases.push_back(std::move(*base));
     }
-    for (std::size_t i = 0; i < segments.size(); ++i) job.parts.push_back({&job.bases[i], segments[i].count});
+    for (std::size_t i = 0; i < segments.size(); ++i) job.parts.push_back({job.bases[i].get(), segments[i].count});
     Result<CompositionPlan> plan = planComposition(job.parts, tau);
     if (!plan) {
       job.status = plan.status();

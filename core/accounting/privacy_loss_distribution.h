@@ -192,6 +192,11 @@ struct ComposedRun {
   Result<double> epsilonLower(double delta) const;
 };
 
+// The truncation mass of one step composed `count` times into a run truncated at `tau`: τ/(4K)
+// would do; τ/(4·10^⌈log₁₀ K⌉), at most ten times less, lets the runs of a decade of K share
+// their discretised steps (an ε-vs-K curve's points).
+double stepTruncation(double tau, std::int64_t count);
+
 // Both directions, both estimates, at grid Δ; `withOptimistic = false` skips the lower bound.
 Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double interval, double tau,
                                bool withOptimistic, const ComputeControl& control = {});

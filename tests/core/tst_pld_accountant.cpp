@@ -124,6 +124,32 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void stepsAreSharedWithinAPowerOfTen() {
+    // A step composed K times may drop τ/(4K); it drops τ/(4·10^⌈log₁₀ K⌉), the same for a decade
+    // of K, so the points of an ε-vs-K curve share their discretised steps.
+    const double tau = 1e-20;
+    for (std::int64_t k : {std::int64_t{1}, std::int64_t{2}, std::int64_t{9}, std::int64_t{10}, std::int64_t{11},
+                           std::int64_t{999}, std::int64_t{1000}, std::int64_t{123456}, std::int64_t{1'000'000'000}}) {
+      const double truncation = pld::stepTruncation(tau, k);
+      QVERIFY2(truncation <= tau / (4.0 * static_cast<double>(k)), qPrintable(QString::number(k)));
+      QVERIFY2(truncation > tau / (40.0 * static_cast<double>(k)), qPrintable(QString::number(k)));
+    }
+    QCOMPARE(pld::stepTruncation(tau, 11), pld::stepTruncation(tau, 100));
+    QVERIFY(pld::stepTruncation(tau, 101) < pld::stepTruncation(tau, 100));
+    // A run at K = 40 equals the point K = 40 of a curve on its grid (which composed K = 70 first,
+    // from the same steps).
+    Params p;
+    p.sigma = 1.05;
+    const std::vector<std::int64_t> steps{40, 70, 5000};
+    auto curve = pldEpsilonCurve(p, steps, {});
+    QVERIFY2(curve.isOk(), curve.status().message().c_str());
+    const pld::GaussianSegment alone{p.q(), p.sigma, 40};
+    auto run = pldComposeSegments(std::span<const pld::GaussianSegment>(&alone, 1), curve->discretisation);
+    QVERIFY(run.isOk());
+    QCOMPARE(*curve->points[0].epsilonUpper, *run->epsilonUpper(p.delta));
+    QCOMPARE(*curve->points[0].epsilonLower, std::min(*run->epsilonLower(p.delta), *run->epsilonUpper(p.delta)));
+  }
+
   void pessimisticMassesBelowZeroAreNotRoundingNoise() {
     // Far below 0, δ(ε) ≈ 1 and its second differences are rounding noise (~1e−16/Δ) where the
     // true masses are ~1e−27: the masses there come from the P- and Q-masses of the loss
