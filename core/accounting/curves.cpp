@@ -268,12 +268,11 @@ bool composePoint(const Params& base, const ExactOptions& options, double interv
 bool composeOthers(const Params& base, const ExactOptions& options, double interval, SharedProgress& progress,
                    std::vector<PldCurvePoint>& computed) {
   std::vector<std::vector<std::size_t>> decades;  // point indices, largest K first
+  double decadeTruncation = 0.0;
   for (std::size_t j = computed.size() - 1; j-- > 0;) {
     const double truncation = pld::stepTruncation(PldAccountant::kTruncation, computed[j].steps);
-    if (decades.empty() ||
-        pld::stepTruncation(PldAccountant::kTruncation, computed[decades.back().front()].steps) != truncation) {
-      decades.emplace_back();
-    }
+    if (decades.empty() || truncation != decadeTruncation) decades.emplace_back();
+    decadeTruncation = truncation;
     decades.back().push_back(j);
   }
   std::atomic<bool> cancelled{false};
