@@ -1,31 +1,35 @@
 #include "accounting/privacy_loss_distribution.h"
 
-#include <fftw3.h>
 #include <tbb/blocked_range.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unsupported/Eigen/FFT>
 
 #include "common/format.h"
 #include "common/parallel.h"
+#include "numerics/real_fft.h"
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
 
 namespace dpx::core::accounting::pld {
 namespace {
 
+using numerics::complexBuffer;
+using numerics::ComplexBuffer;
 using numerics::logAddExp;
 using numerics::logSubExp;
 using numerics::normalCdf;
+using numerics::realBuffer;
+using numerics::RealBuffer;
+using numerics::RealTransform;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
@@ -36,16 +40,6 @@ constexpr std::int64_t kMaxStepGridPoints = 16'000'000;
 constexpr std::int64_t kMaxComposedWindowPoints = 64'000'000;
 
 Status cancelledStatus() { return Status::cancelled("the privacy loss distribution computation was cancelled"); }
-
-// FFTW's planner is not re-entrant unless told so; the GUI may compose on a worker while a
-// test or the CLI composes on another thread. Large transforms use both cores.
-void initialiseFftw() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    fftw_init_threads();
-    fftw_make_planner_thread_safe();
-  });
-}
 
 // z^k by squaring, with plain arithmetic (std::complex's operator* checks for NaN/∞ per C
 // Annex G, which costs more than the multiplication).
@@ -827,145 +821,6 @@ Result<CompositionPlan> planComposition(std::span<const Segment> segments, doubl
   return plan;
 }
 
-// ---- Real FFTs of one size: n real points ↔ n/2 + 1 complex, the inverse unscaled.
-//
-// FFTW's planner costs more than all the transforms of a run below ~10⁵ points (≈ 2 ms for the
-// first plan of a process, then ~50 ns a point to make twiddles, even with FFTW_ESTIMATE), so
-// small transforms use Eigen's kissfft, whose set-up is a table of n/4 twiddles; large ones use
-// FFTW, planned once per size and process and executed on any thread (new-array execution is
-// thread-safe).
-constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 17;
-
-// Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
-// 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
-std::size_t kissSize(std::size_t minimum) {
-  std::size_t best = std::numeric_limits<std::size_t>::max();
-  for (std::size_t p2 = 4; p2 < 2 * minimum + 8; p2 *= 2) {
-    for (std::size_t p3 = p2; p3 < 2 * minimum + 8; p3 *= 3) {
-      for (std::size_t p5 = p3; p5 < 2 * minimum + 8; p5 *= 5) {
-        if (p5 >= minimum && p5 < best) best = p5;
-      }
-    }
-  }
-  return best;
-}
-
-// Smallest n ≥ minimum of the form 2^a or 3·2^a. FFTW_ESTIMATE's twiddles cost a sincos a point
-// on any size, but on other radices its planner also picks buffered generic solvers whose set-up
-// is several times that (1029000 = 2³·3·5³·7³: 180 ms against 20 ms at 2²⁰); these two forms
-// keep the transform within 1.5× of the window.
-std::size_t fftwSize(std::size_t minimum) {
-  std::size_t p = 4;
-  while (p < minimum) p *= 2;
-  return (p / 4) * 3 >= minimum ? (p / 4) * 3 : p;
-}
-
-std::size_t transformSize(std::size_t points) {
-  return points >= kFftwMinimumSize ? fftwSize(points) : kissSize(points);
-}
-
-struct FftwFree {
-  void operator()(void* p) const { fftw_free(p); }
-};
-using RealBuffer = std::unique_ptr<double[], FftwFree>;
-using ComplexBuffer = std::unique_ptr<std::complex<double>[], FftwFree>;
-
-RealBuffer realBuffer(std::size_t n) { return RealBuffer(fftw_alloc_real(n)); }
-ComplexBuffer complexBuffer(std::size_t n) {
-  return ComplexBuffer(reinterpret_cast<std::complex<double>*>(fftw_alloc_complex(n)));
-}
-
-struct FftwPlans {
-  fftw_plan forward = nullptr;
-  fftw_plan inverse = nullptr;
-};
-
-std::mutex& fftwMutex() {
-  static std::mutex m;
-  return m;
-}
-
-// The plans of size n with `threads` threads, made on first use. Kept for the process (a few
-// sizes: the GUI recomputes runs of the same size); beyond 8 sizes the oldest are dropped once
-// no transform uses them.
-std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
-  std::mutex& mutex = fftwMutex();  // constructed first, so it outlives the cache at exit
-  static std::list<std::pair<std::pair<std::size_t, int>, std::shared_ptr<const FftwPlans>>> cache;
-  std::shared_ptr<const FftwPlans> dropped;  // released after the lock: its deleter takes it
-  const std::lock_guard lock(mutex);
-  for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->first == std::pair{n, threads}) {
-      cache.splice(cache.begin(), cache, it);
-      return cache.front().second;
-    }
-  }
-  initialiseFftw();
-  fftw_plan_with_nthreads(threads);
-  // In place: the spectrum's n/2 + 1 complex values overwrite the n reals.
-  RealBuffer r = realBuffer(2 * (n / 2 + 1));
-  auto* cc = reinterpret_cast<fftw_complex*>(r.get());
-  const int size = static_cast<int>(n);
-  auto* plans = new FftwPlans{fftw_plan_dft_r2c_1d(size, r.get(), cc, FFTW_ESTIMATE),
-                              fftw_plan_dft_c2r_1d(size, cc, r.get(), FFTW_ESTIMATE)};
-  std::shared_ptr<const FftwPlans> shared(plans, [](const FftwPlans* p) {
-    const std::lock_guard destroyLock(fftwMutex());
-    fftw_destroy_plan(p->forward);
-    fftw_destroy_plan(p->inverse);
-    delete p;
-  });
-  cache.emplace_front(std::pair{n, threads}, shared);
-  if (cache.size() > 8) {
-    dropped = std::move(cache.back().second);
-    cache.pop_back();
-  }
-  return shared;
-}
-
-using KissFft = Eigen::FFT<double, Eigen::internal::kissfft_impl<double>>;
-
-// Per thread: kissfft keeps scratch buffers in the object.
-KissFft& kissTransform(std::size_t n) {
-  thread_local std::map<std::size_t, KissFft> transforms;
-  if (transforms.size() > 8) transforms.clear();
-  auto [it, inserted] = transforms.try_emplace(n);
-  if (inserted) {
-    it->second.SetFlag(KissFft::HalfSpectrum);
-    it->second.SetFlag(KissFft::Unscaled);
-  }
-  return it->second;
-}
-
-// A real transform of size n and its inverse: FFTW's in place (a page touched for the first time
-// costs about as much as an FFT pass over it), kissfft's (small sizes) out of place.
-class RealTransform {
- public:
-  RealTransform(std::size_t n, int threads) : m_n(n) {
-    if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
-  }
-  std::size_t size() const { return m_n; }
-  // Whether the spectrum must share the reals' buffer (of 2(n/2 + 1) doubles).
-  bool inPlace() const { return m_fftw != nullptr; }
-  void forward(const double* in, std::complex<double>* out) const {
-    if (m_fftw) {
-      fftw_execute_dft_r2c(m_fftw->forward, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
-    } else {
-      kissTransform(m_n).fwd(out, in, static_cast<Eigen::Index>(m_n));
-    }
-  }
-  // Overwrites `in` (FFTW's complex-to-real transforms destroy their input).
-  void inverse(std::complex<double>* in, double* out) const {
-    if (m_fftw) {
-      fftw_execute_dft_c2r(m_fftw->inverse, reinterpret_cast<fftw_complex*>(in), out);
-    } else {
-      kissTransform(m_n).inv(out, in, static_cast<Eigen::Index>(m_n));
-    }
-  }
-
- private:
-  std::size_t m_n;
-  std::shared_ptr<const FftwPlans> m_fftw;
-};
-
 // product[k] ·= spectrum[k]^count for every frequency k (product == spectrum: it becomes the
 // power), in parallel. |z|^count below 1e−300 contributes nothing a double can hold, and is most
 // high frequencies of a many-step composition: tested on |z|² without a logarithm.
@@ -1076,6 +931,7 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     info->fftSize = n;
     info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
+    info->fftFromWisdom = transform.fromWisdom();
   }
   control.report(1.0);
   return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
@@ -1087,7 +943,7 @@ Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate
                             const ComputeControl& control, CompositionInfo* info) {
   DPX_ASSIGN_OR_RETURN(const CompositionPlan plan, planComposition(segments, tau));
   if (control.cancelled()) return cancelledStatus();
-  const std::size_t n = transformSize(plan.points);
+  const std::size_t n = numerics::realFftSize(plan.points);
   const RealTransform transform(n, n >= (std::size_t{1} << 18) ? 2 : 1);
   return composeWith(segments, estimate, tau, plan, transform, KeptLosses::kAll, control, info);
 }
@@ -1215,9 +1071,9 @@ class EarlyPlanner {
     while (points > seen && !m_points.compare_exchange_weak(seen, points)) {
     }
     if (m_left.fetch_sub(1) != 1) return;
-    const std::size_t n = transformSize(m_points.load());
-    if (n < kFftwMinimumSize) return;
-    m_thread = std::jthread([n] { fftwPlans(n, n <= kParallelJobsMaximumSize ? 1 : 2); });
+    const std::size_t n = numerics::realFftSize(m_points.load());
+    if (n < numerics::kFftwMinimumSize) return;
+    m_thread = std::jthread([n] { numerics::prepareRealTransform(n, n <= kParallelJobsMaximumSize ? 1 : 2); });
   }
   [[gnu::noinline]] void join() {
     if (m_thread.joinable()) m_thread.join();
@@ -1298,7 +1154,7 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   // One transform size for every job, so a large run plans FFTW once.
   std::size_t points = 0;
   for (const RunJob& job : jobs) points = std::max(points, job.plan.points);
-  const std::size_t n = transformSize(points);
+  const std::size_t n = numerics::realFftSize(points);
   const bool sideBySide = n <= kParallelJobsMaximumSize;
   const RealTransform transform(n, sideBySide ? 1 : 2);
   auto composeJob = [&](std::size_t k) {

@@ -165,6 +165,7 @@ struct CompositionInfo {
   std::size_t fftSize = 0;
   std::size_t windowPoints = 0;
   double truncatedMass = 0.0;  // Chernoff bound on the mass outside the window (both tails)
+  bool fftFromWisdom = false;  // FFTW planned the transform from the shipped measured wisdom
 };
 
 // Composition of all segments (all on the same grid Δ and of the same estimate kind).

@@ -1,0 +1,203 @@
+#include "numerics/real_fft.h"
+
+#include <fftw3.h>
+
+#include <limits>
+#include <list>
+#include <map>
+#include <mutex>
+#include <unsupported/Eigen/FFT>
+#include <utility>
+
+namespace dpx::core::numerics {
+namespace detail {
+// resources/fftw/wisdom, embedded at build time (core/numerics/fftw_wisdom.cmake).
+extern const char* const kShippedFftwWisdom;
+}  // namespace detail
+
+namespace {
+
+// FFTW's planner is not re-entrant unless told so; the GUI may compose on a worker while a test
+// or the CLI composes on another thread.
+std::mutex& fftwMutex() {
+  static std::mutex m;
+  return m;
+}
+
+bool wisdomAccepted = false;  // written once, under the once_flag
+
+// Threads, thread-safe planning and the shipped wisdom: once per process, on the first FFTW use
+// (a run small enough for kissfft never parses the wisdom).
+void initialiseFftw() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    fftw_init_threads();
+    fftw_make_planner_thread_safe();
+    const std::lock_guard lock(fftwMutex());
+    wisdomAccepted = fftw_import_wisdom_from_string(detail::kShippedFftwWisdom) != 0;
+  });
+}
+
+// Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
+// 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
+std::size_t kissSize(std::size_t minimum) {
+  std::size_t best = std::numeric_limits<std::size_t>::max();
+  for (std::size_t p2 = 4; p2 < 2 * minimum + 8; p2 *= 2) {
+    for (std::size_t p3 = p2; p3 < 2 * minimum + 8; p3 *= 3) {
+      for (std::size_t p5 = p3; p5 < 2 * minimum + 8; p5 *= 5) {
+        if (p5 >= minimum && p5 < best) best = p5;
+      }
+    }
+  }
+  return best;
+}
+
+using KissFft = Eigen::FFT<double, Eigen::internal::kissfft_impl<double>>;
+
+// Per thread: kissfft keeps scratch buffers in the object.
+KissFft& kissTransform(std::size_t n) {
+  thread_local std::map<std::size_t, KissFft> transforms;
+  if (transforms.size() > 8) transforms.clear();
+  auto [it, inserted] = transforms.try_emplace(n);
+  if (inserted) {
+    it->second.SetFlag(KissFft::HalfSpectrum);
+    it->second.SetFlag(KissFft::Unscaled);
+  }
+  return it->second;
+}
+
+// In place: the spectrum's n/2 + 1 complex values overwrite the n reals. The planner's flags
+// are part of the wisdom's key, so the measuring tool and the library plan through this one
+// function.
+std::pair<fftw_plan, fftw_plan> planInPlace(std::size_t n, unsigned flags) {
+  RealBuffer r = realBuffer(2 * (n / 2 + 1));
+  auto* cc = reinterpret_cast<fftw_complex*>(r.get());
+  const int size = static_cast<int>(n);
+  return {fftw_plan_dft_r2c_1d(size, r.get(), cc, flags), fftw_plan_dft_c2r_1d(size, cc, r.get(), flags)};
+}
+
+}  // namespace
+
+struct FftwPlans {
+  fftw_plan forward = nullptr;
+  fftw_plan inverse = nullptr;
+  bool fromWisdom = false;
+};
+
+namespace {
+
+// The plans of size n with `threads` threads, made on first use. Kept for the process (a few
+// sizes: the GUI recomputes runs of the same size); beyond 8 sizes the oldest are dropped once no
+// transform uses them.
+std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
+  initialiseFftw();
+  std::mutex& mutex = fftwMutex();  // constructed first, so it outlives the cache at exit
+  static std::list<std::pair<std::pair<std::size_t, int>, std::shared_ptr<const FftwPlans>>> cache;
+  std::shared_ptr<const FftwPlans> dropped;  // released after the lock: its deleter takes it
+  const std::lock_guard lock(mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (it->first == std::pair{n, threads}) {
+      cache.splice(cache.begin(), cache, it);
+      return cache.front().second;
+    }
+  }
+  fftw_plan_with_nthreads(threads);
+  // Measured plans where the wisdom has them (FFTW_WISDOM_ONLY: no measuring, a null plan
+  // otherwise), FFTW_ESTIMATE's heuristic elsewhere.
+  auto [forward, inverse] = planInPlace(n, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+  const bool fromWisdom = forward != nullptr && inverse != nullptr;
+  if (!fromWisdom) {
+    if (forward) fftw_destroy_plan(forward);
+    if (inverse) fftw_destroy_plan(inverse);
+    std::tie(forward, inverse) = planInPlace(n, FFTW_ESTIMATE);
+  }
+  auto* plans = new FftwPlans{forward, inverse, fromWisdom};
+  std::shared_ptr<const FftwPlans> shared(plans, [](const FftwPlans* p) {
+    const std::lock_guard destroyLock(fftwMutex());
+    fftw_destroy_plan(p->forward);
+    fftw_destroy_plan(p->inverse);
+    delete p;
+  });
+  cache.emplace_front(std::pair{n, threads}, shared);
+  if (cache.size() > 8) {
+    dropped = std::move(cache.back().second);
+    cache.pop_back();
+  }
+  return shared;
+}
+
+}  // namespace
+
+// Smallest n ≥ minimum of the form 2^a or 3·2^a. FFTW_ESTIMATE's twiddles cost a sincos a point
+// on any size, but on other radices its planner also picks buffered generic solvers whose set-up
+// is several times that (1029000 = 2³·3·5³·7³: 180 ms against 20 ms at 2²⁰); these two forms
+// keep the transform within 1.5× of the window, and are the sizes the shipped wisdom covers.
+std::size_t fftwSize(std::size_t minimum) {
+  std::size_t p = 4;
+  while (p < minimum) p *= 2;
+  return (p / 4) * 3 >= minimum ? (p / 4) * 3 : p;
+}
+
+std::size_t realFftSize(std::size_t points) { return points >= kFftwMinimumSize ? fftwSize(points) : kissSize(points); }
+
+void FftwFree::operator()(void* p) const { fftw_free(p); }
+
+RealBuffer realBuffer(std::size_t n) { return RealBuffer(fftw_alloc_real(n)); }
+
+ComplexBuffer complexBuffer(std::size_t n) {
+  return ComplexBuffer(reinterpret_cast<std::complex<double>*>(fftw_alloc_complex(n)));
+}
+
+RealTransform::RealTransform(std::size_t n, int threads) : m_n(n) {
+  if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
+}
+
+RealTransform::~RealTransform() = default;
+
+bool RealTransform::fromWisdom() const { return m_fftw && m_fftw->fromWisdom; }
+
+void RealTransform::forward(const double* in, std::complex<double>* out) const {
+  if (m_fftw) {
+    // New-array execution is thread-safe; FFTW does not write `in` of an r2c transform.
+    fftw_execute_dft_r2c(m_fftw->forward, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
+  } else {
+    kissTransform(m_n).fwd(out, in, static_cast<Eigen::Index>(m_n));
+  }
+}
+
+void RealTransform::inverse(std::complex<double>* in, double* out) const {
+  if (m_fftw) {
+    fftw_execute_dft_c2r(m_fftw->inverse, reinterpret_cast<fftw_complex*>(in), out);
+  } else {
+    kissTransform(m_n).inv(out, in, static_cast<Eigen::Index>(m_n));
+  }
+}
+
+void prepareRealTransform(std::size_t n, int threads) {
+  if (n >= kFftwMinimumSize) fftwPlans(n, threads);
+}
+
+bool fftwWisdomLoaded() {
+  initialiseFftw();
+  return wisdomAccepted;
+}
+
+std::string measureFftwWisdom(std::span<const std::size_t> sizes, std::span<const int> threads, bool fresh) {
+  initialiseFftw();
+  const std::lock_guard lock(fftwMutex());
+  if (fresh) fftw_forget_wisdom();
+  for (int t : threads) {
+    fftw_plan_with_nthreads(t);
+    for (std::size_t n : sizes) {
+      auto [forward, inverse] = planInPlace(n, FFTW_MEASURE);
+      fftw_destroy_plan(forward);
+      fftw_destroy_plan(inverse);
+    }
+  }
+  char* text = fftw_export_wisdom_to_string();
+  std::string out = text ? text : "";
+  fftw_free(text);
+  return out;
+}
+
+}  // namespace dpx::core::numerics
