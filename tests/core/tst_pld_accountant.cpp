@@ -124,6 +124,36 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void optimisticStepIsValidOnEveryGridAndTightOnFineOnes() {
+    // The quantisation's bins aggregate exactly to grid losses (a sliver bin just below a grid
+    // point is merged into the next, two steps wide): below the true profile on coarse, shifted
+    // (Δ > −log(1 − q)) and fine grids, in both directions; on fine grids also above the true
+    // profile moved by three grid steps. (On coarse grids the upper tail's last bin, which
+    // cannot average up to the next grid point, is rounded down as a whole.)
+    for (const double interval : {0.5, 0.05, 1e-3, 1e-4}) {
+      for (const double q : {0.004, 0.3}) {
+        for (const double sigma : {0.6, 1.0, 3.0}) {
+          for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+            const pld::SubsampledGaussianPair pair(q, sigma, direction);
+            auto lo = pld::discretise(pair, interval, pld::Estimate::kOptimistic, 1e-18);
+            QVERIFY2(lo.isOk(), lo.status().message().c_str());
+            for (double eps = 0.0; eps < 4.0; eps += 0.0371) {
+              const QString at = QStringLiteral("Δ %1 q %2 σ %3 direction %4 ε %5")
+                                     .arg(interval)
+                                     .arg(q)
+                                     .arg(sigma)
+                                     .arg(static_cast<int>(direction))
+                                     .arg(eps);
+              QVERIFY2(lo->delta(eps) <= pair.hockeyStick(eps) + 1e-15, qPrintable(at));
+              if (interval <= 1e-3)
+                QVERIFY2(lo->delta(eps) >= pair.hockeyStick(eps + 3.0 * interval) - 1e-12, qPrintable(at));
+            }
+          }
+        }
+      }
+    }
+  }
+
   void stepsAreSharedWithinAPowerOfTen() {
     // A step composed K times may drop τ/(4K); it drops τ/(4·10^⌈log₁₀ K⌉), the same for a decade
     // of K, so the points of an ε-vs-K curve share their discretised steps.
