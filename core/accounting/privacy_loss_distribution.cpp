@@ -191,10 +191,17 @@ DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<d
                          double deltaSlack)
     : m_interval(interval),
       m_firstIndex(firstIndex),
+      m_points(masses.size()),
       m_masses(std::move(masses)),
       m_infinityMass(infinityMass),
       m_deltaSlack(deltaSlack) {
-  prepare();
+  const std::size_t n = m_points;
+  std::shared_ptr<double[]> tables(new double[2 * (n + 1)]);
+  fillTables(m_masses.data(), n, m_interval, tables.get(), tables.get() + n + 1);
+  m_suffix = tables.get();
+  m_tilted = tables.get() + n + 1;
+  m_suffixStorage = tables;
+  m_tiltedStorage = std::move(tables);
 }
 
 DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
@@ -203,19 +210,40 @@ DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<d
   m_lossOffset = lossOffset;
 }
 
-void DiscretePld::prepare() {
-  const std::size_t n = m_masses.size();
-  m_suffix.assign(n + 1, 0.0);
-  m_tilted.assign(n + 1, 0.0);
-  const double step = std::exp(-m_interval);
+DiscretePld DiscretePld::profileOnly(double interval, std::int64_t firstIndex, std::shared_ptr<double[]> buffer,
+                                     std::size_t points, double infinityMass, double deltaSlack) {
+  DiscretePld pld;
+  pld.m_interval = interval;
+  pld.m_firstIndex = firstIndex;
+  pld.m_points = points;
+  pld.m_infinityMass = infinityMass;
+  pld.m_deltaSlack = deltaSlack;
+  std::shared_ptr<double[]> tilted(new double[points + 1]);
+  fillTables(buffer.get(), points, interval, buffer.get(), tilted.get());
+  pld.m_suffix = buffer.get();
+  pld.m_tilted = tilted.get();
+  pld.m_suffixStorage = std::move(buffer);
+  pld.m_tiltedStorage = std::move(tilted);
+  return pld;
+}
+
+void DiscretePld::fillTables(const double* masses, std::size_t n, double interval, double* suffix, double* tilted) {
+  const double step = std::exp(-interval);
+  double s = 0.0;
+  double t = 0.0;
+  suffix[n] = 0.0;
+  tilted[n] = 0.0;
   for (std::size_t j = n; j-- > 0;) {
-    m_suffix[j] = m_suffix[j + 1] + m_masses[j];
-    m_tilted[j] = m_masses[j] + step * m_tilted[j + 1];  // Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}
+    const double w = masses[j];  // read before suffix[j] (which may be masses[j]) is written
+    s += w;
+    t = w + step * t;  // Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}
+    suffix[j] = s;
+    tilted[j] = t;
   }
 }
 
 double DiscretePld::delta(double epsilon) const {
-  const std::size_t n = m_masses.size();
+  const std::size_t n = m_points;
   // First index j with ℓ_j > ε.
   const double position = (epsilon - m_lossOffset) / m_interval - static_cast<double>(m_firstIndex);
   std::size_t j;
@@ -236,7 +264,7 @@ double DiscretePld::delta(double epsilon) const {
 Result<double> DiscretePld::epsilon(double delta) const {
   if (!(delta > 0.0 && delta < 1.0)) return Status::invalidArgument("δ must be in (0, 1)");
   if (this->delta(0.0) <= delta) return 0.0;
-  const std::size_t n = m_masses.size();
+  const std::size_t n = m_points;
   if (m_infinityMass - m_deltaSlack >= delta || n == 0) {
     return Status::numericalIssue("δ = " + formatNumber(delta) + " is below the privacy loss mass at infinity (" +
                                   formatNumber(m_infinityMass) + "): no finite ε");
@@ -279,7 +307,7 @@ struct ProfileLines {
 
 ProfileLines profileLines(const DiscretePld& pld) {
   ProfileLines lines;
-  const auto n = static_cast<std::int64_t>(pld.masses().size());
+  const auto n = static_cast<std::int64_t>(pld.size());
   const std::int64_t first = std::max<std::int64_t>(0, -pld.firstIndex());
   lines.epsilon.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n - first, 0) + 1));
   lines.epsilon.push_back(0.0);
@@ -391,7 +419,10 @@ Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, const DiscretePld
   return y;
 }
 
-DiscretePld reversed(const DiscretePld& pld) {
+Result<DiscretePld> reversed(const DiscretePld& pld) {
+  if (!pld.hasMasses()) {
+    return Status::invalidArgument("a composed run's PLD keeps only its profile, not the masses reversing it needs");
+  }
   const std::vector<double>& w = pld.masses();
   const std::size_t n = w.size();
   std::vector<double> q(n, 0.0);
@@ -406,7 +437,8 @@ DiscretePld reversed(const DiscretePld& pld) {
 }
 
 Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, std::span<const double> typeOne) {
-  return tradeoffOf(pld, reversed(pld), typeOne);
+  DPX_ASSIGN_OR_RETURN(const DiscretePld reverse, reversed(pld));
+  return tradeoffOf(pld, reverse, typeOne);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -792,6 +824,9 @@ Result<CompositionRange> compositionRange(std::span<const Segment> segments) {
   for (const Segment& s : segments) {
     if (s.count < 1) return Status::invalidArgument("a composition segment needs count ≥ 1");
     if (s.pld->interval() != range.interval) return Status::invalidArgument("segments differ in discretisation");
+    if (!s.pld->hasMasses()) {
+      return Status::invalidArgument("a composed run's PLD keeps only its profile, not the masses composing it needs");
+    }
     range.minIndex += s.count * s.pld->firstIndex();
     range.maxIndex += s.count * (s.pld->firstIndex() + static_cast<std::int64_t>(s.pld->masses().size()) - 1);
     range.logFinite += static_cast<double>(s.count) * std::log1p(-std::min(s.pld->infinityMass(), 1.0 - 1e-16));
@@ -890,13 +925,30 @@ std::vector<double> readWindow(const double* circular, std::size_t n, std::int64
   return masses;
 }
 
+// The same masses moved in place to circular[0 … window.points()) (rotated first when the window
+// wraps around the end): no fresh pages for a composed run's masses.
+void compactWindow(double* circular, std::size_t n, std::int64_t offset, const LossWindow& window) {
+  const auto nn = static_cast<std::int64_t>(n);
+  const auto points = static_cast<std::size_t>(window.points());
+  std::int64_t pos = (window.lo - offset) % nn;
+  if (pos < 0) pos += nn;
+  if (static_cast<std::size_t>(pos) + points > n) {
+    std::rotate(circular, circular + pos, circular + n);
+    pos = 0;
+  }
+  const double scale = 1.0 / static_cast<double>(n);
+  const double* from = circular + pos;
+  for (std::size_t i = 0; i < points; ++i) circular[i] = std::max(0.0, from[i] * scale);  // from ≥ to
+}
+
 // Which composed losses a composition keeps.
 enum class KeptLosses {
   kAll,
   // Losses ≥ 0 only: δ(ε) at ε ≥ 0 reads nothing below (the hockey stick counts losses above ε),
   // and every query of a run is at ε ≥ 0. About half of a long run's window lies below 0;
   // leaving it out spares its masses and both prefix tables, in time as well as memory (a fresh
-  // page costs as much to fault in as several FFT passes over it).
+  // page costs as much to fault in as several FFT passes over it). The PLD keeps its tables
+  // only (DiscretePld::profileOnly), the suffix table written over the FFT buffer.
   kNonNegative,
 };
 
@@ -906,7 +958,7 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
                                 const ComputeControl& control, CompositionInfo* info) {
   const std::size_t n = transform.size();
   const std::size_t half = n / 2 + 1;
-  RealBuffer real = realBuffer(transform.inPlace() ? 2 * half : n);
+  RealBuffer real = realBuffer(2 * half);  // n + 2: room for a window of n points and its tables' end
   ComplexBuffer ownSpectrum = transform.inPlace() ? nullptr : complexBuffer(half);
   std::complex<double>* spectrum =
       transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
@@ -938,8 +990,6 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   if (kept == KeptLosses::kNonNegative && window.lo + shift < 0) {
     window.lo = std::min(window.hi + 1, -shift);  // the index of loss 0, or an empty window
   }
-  std::vector<double> masses = readWindow(real.get(), n, offset, window);
-  real.reset();
   double infinity = -std::expm1(plan.range.logFinite);
   double slack = 0.0;
   if (estimate == Estimate::kPessimistic) {
@@ -957,6 +1007,14 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     info->fftFromWisdom = transform.fromWisdom();
   }
   control.report(1.0);
+  if (kept == KeptLosses::kNonNegative) {
+    const auto points = static_cast<std::size_t>(window.points());
+    compactWindow(real.get(), n, offset, window);
+    return DiscretePld::profileOnly(plan.range.interval, window.lo + shift,
+                                    std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}), points,
+                                    std::min(1.0, infinity), slack);
+  }
+  std::vector<double> masses = readWindow(real.get(), n, offset, window);
   return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
 }
 

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -85,9 +86,19 @@ class DiscretePld {
   // the composed offset down onto the grid ε_i = iΔ (losses lowered: still optimistic).
   DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
               double deltaSlack, double lossOffset);
+  // A PLD that keeps δ's tables only, not its masses: a composed run's, whose δ(ε) and ε(δ) read
+  // nothing else. `buffer` holds the `points` masses ω_0 … ω_{points−1} and room for one value
+  // more; the suffix table is written over them (the composition's FFT buffer, whose pages are
+  // already touched: fresh ones cost about as much as an FFT pass).
+  static DiscretePld profileOnly(double interval, std::int64_t firstIndex, std::shared_ptr<double[]> buffer,
+                                 std::size_t points, double infinityMass, double deltaSlack);
 
   double interval() const { return m_interval; }
   std::int64_t firstIndex() const { return m_firstIndex; }
+  // Grid points ℓ_0 … ℓ_{size−1}.
+  std::size_t size() const { return m_points; }
+  // Whether masses() holds the size() masses (false for profileOnly PLDs: masses() is empty).
+  bool hasMasses() const { return m_masses.size() == m_points; }
   const std::vector<double>& masses() const { return m_masses; }
   double infinityMass() const { return m_infinityMass; }
   // Subtracted from every δ: mass an optimistic construction could not place below its loss.
@@ -104,16 +115,21 @@ class DiscretePld {
   Result<double> epsilon(double delta) const;
 
  private:
-  void prepare();
+  // Fills suffix[0 … n] and tilted[0 … n] from masses[0 … n−1]; suffix may be masses itself.
+  static void fillTables(const double* masses, std::size_t n, double interval, double* suffix, double* tilted);
   double m_interval = 1.0;
   std::int64_t m_firstIndex = 0;
+  std::size_t m_points = 0;
   std::vector<double> m_masses;
   double m_infinityMass = 0.0;
   double m_deltaSlack = 0.0;
   double m_lossOffset = 0.0;
-  // suffix[j] = Σ_{i≥j} ω_i;  tilted[j] = Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}  (j = n: 0)
-  std::vector<double> m_suffix;
-  std::vector<double> m_tilted;
+  // suffix[j] = Σ_{i≥j} ω_i;  tilted[j] = Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}  (j = n: 0). Never written
+  // after construction, so copies share them.
+  std::shared_ptr<const double[]> m_suffixStorage;
+  std::shared_ptr<const double[]> m_tiltedStorage;
+  const double* m_suffix = nullptr;
+  const double* m_tilted = nullptr;
 };
 
 // The trade-off function T(P, Q) of the pair a PLD represents, on a type I error grid:
@@ -136,8 +152,8 @@ Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, const DiscretePld
 // The swapped pair (Q, P) of a PLD: Q's masses ω_i e^{−ℓ_i} (in log space) at −ℓ_i, and Q's mass
 // where P has none (1 − Σ ω_i e^{−ℓ_i}) at +∞. Exact for a PLD whose masses are exact (one
 // discretised step, a hand-built pair); NOT for a composed one (see above): use the composed
-// PLD of the other direction there.
-DiscretePld reversed(const DiscretePld& pld);
+// PLD of the other direction there. A Status for a PLD without masses (profileOnly).
+Result<DiscretePld> reversed(const DiscretePld& pld);
 // T(P, Q) of one PLD, = tradeoffOf(pld, reversed(pld), typeOne): for exact PLDs only.
 Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, std::span<const double> typeOne);
 

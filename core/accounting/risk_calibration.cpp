@@ -19,7 +19,7 @@ class Profile {
   Profile(const pld::ComposedRun& run, bool pessimistic)
       : m_remove(run.remove[pessimistic ? 0 : 1]), m_add(run.add[pessimistic ? 0 : 1]), m_interval(run.interval) {
     for (const pld::DiscretePld* d : {&m_remove, &m_add}) {
-      const std::int64_t end = d->firstIndex() + static_cast<std::int64_t>(d->masses().size());
+      const std::int64_t end = d->firstIndex() + static_cast<std::int64_t>(d->size());
       m_top = std::max(m_top, end);
     }
   }

@@ -154,6 +154,37 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void profileOnlyPldAnswersAsItsMassesDoAndRefusesTheRest() {
+    // A composed run keeps δ's tables written over its FFT buffer, not its masses: the same δ and
+    // ε to the last bit as the PLD built from the masses, and a clear refusal where masses are
+    // needed (reversing the pair, composing it again).
+    auto step = pld::discretise(pld::SubsampledGaussianPair(0.01, 0.9, pld::Direction::kRemove), 1e-3,
+                                pld::Estimate::kPessimistic, 1e-18);
+    QVERIFY(step.isOk());
+    const std::vector<double>& w = step->masses();
+    std::shared_ptr<double[]> buffer(new double[w.size() + 1]);
+    std::copy(w.begin(), w.end(), buffer.get());
+    const pld::DiscretePld tables = pld::DiscretePld::profileOnly(step->interval(), step->firstIndex(), buffer,
+                                                                  w.size(), step->infinityMass(), 0.0);
+    QCOMPARE(tables.size(), step->size());
+    QVERIFY(!tables.hasMasses() && step->hasMasses() && tables.masses().empty());
+    for (double eps = 0.0; eps < 3.0; eps += 0.0173) QCOMPARE(tables.delta(eps), step->delta(eps));
+    for (double delta : {0.3, 1e-3, 1e-6, 1e-9}) QCOMPARE(*tables.epsilon(delta), *step->epsilon(delta));
+    const pld::DiscretePld copy = tables;  // copies share the tables
+    QCOMPARE(copy.delta(0.5), tables.delta(0.5));
+    const auto reverse = pld::reversed(tables);
+    QVERIFY(!reverse.isOk());
+    QVERIFY(QString::fromStdString(reverse.status().message()).contains(QStringLiteral("masses")));
+    const pld::Segment again{&tables, 2};
+    const auto composed = pld::compose(std::span<const pld::Segment>(&again, 1), pld::Estimate::kPessimistic, 1e-15);
+    QVERIFY(!composed.isOk());
+    QVERIFY(QString::fromStdString(composed.status().message()).contains(QStringLiteral("masses")));
+    const pld::DiscretePld empty =
+        pld::DiscretePld::profileOnly(1e-3, 0, std::shared_ptr<double[]>(new double[1]), 0, 0.25, 0.0);
+    QCOMPARE(empty.delta(0.0), 0.25);
+    QVERIFY(!empty.epsilon(1e-3).isOk());
+  }
+
   void stepsAreSharedWithinAPowerOfTen() {
     // A step composed K times may drop τ/(4K); it drops τ/(4·10^⌈log₁₀ K⌉), the same for a decade
     // of K, so the points of an ε-vs-K curve share their discretised steps.
@@ -510,7 +541,8 @@ class TestPldAccountant : public QObject {
         // A run keeps the losses ≥ 0 only (grid index ≥ 0), all that δ(ε ≥ 0) reads.
         QVERIFY(alone->firstIndex() < 0);
         QVERIFY(inRun.firstIndex() >= 0);
-        QVERIFY(inRun.masses().size() < alone->masses().size());
+        QVERIFY(inRun.size() < alone->size());
+        QVERIFY(!inRun.hasMasses() && alone->hasMasses());
         // (FFT round-off is absolute: about 2e−12 at every ε here.)
         for (double eps = 0.0; eps < 6.0; eps += 0.25) {
           QVERIFY2(std::fabs(inRun.delta(eps) - alone->delta(eps)) <= 1e-7 * alone->delta(eps) + 1e-11,
