@@ -1,5 +1,5 @@
 // Regenerates resources/fftw/wisdom: FFTW_MEASURE plans of the real transforms the PLD
-// composition uses (sizes 2^a and 3·2^a from FFTW's threshold up to 2^22; one thread, and two
+// composition uses (sizes 2^a, 3·2^a and 5·2^a from FFTW's threshold up to 2^22; one thread, and two
 // threads from 2^18, where a lone composition splits its transforms), measured on this machine.
 // Run it on an idle machine (each size is timed): `make_fftw_wisdom resources/fftw/wisdom`.
 // Takes a few minutes. Sizes above 2^22 (runs of millions of steps at fine grids) keep

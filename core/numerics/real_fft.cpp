@@ -128,14 +128,18 @@ std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
 
 }  // namespace
 
-// Smallest n ≥ minimum of the form 2^a or 3·2^a. FFTW_ESTIMATE's twiddles cost a sincos a point
-// on any size, but on other radices its planner also picks buffered generic solvers whose set-up
-// is several times that (1029000 = 2³·3·5³·7³: 180 ms against 20 ms at 2²⁰); these two forms
-// keep the transform within 1.5× of the window, and are the sizes the shipped wisdom covers.
+// Smallest n ≥ minimum of the form 2^a, 3·2^a or 5·2^a. FFTW's planning costs a twiddle a point
+// on any size, but on radices without codelets its planner picks buffered generic solvers whose
+// set-up is several times that (1029000 = 2³·3·5³·7³: 180 ms against 20 ms at 2²⁰); these three
+// forms keep the transform within 4/3 of the window, and are the sizes the shipped wisdom covers.
 std::size_t fftwSize(std::size_t minimum) {
-  std::size_t p = 4;
+  std::size_t p = 16;  // even sizes only (10, 12, 16, …)
   while (p < minimum) p *= 2;
-  return (p / 4) * 3 >= minimum ? (p / 4) * 3 : p;
+  // Below p: p/2 < minimum ≤ p, and 5p/8, 3p/4 lie between.
+  for (std::size_t candidate : {(p / 8) * 5, (p / 4) * 3}) {
+    if (candidate >= minimum) return candidate;
+  }
+  return p;
 }
 
 std::size_t realFftSize(std::size_t points) { return points >= kFftwMinimumSize ? fftwSize(points) : kissSize(points); }

@@ -15,10 +15,11 @@ namespace dpx::core::numerics {
 constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 17;
 
 // The transform size used for `points` ≥ 1 points: the smallest size ≥ points of the form the
-// chosen library handles fastest (kissfft: 2^a 3^b 5^c, a multiple of 4; FFTW: 2^a or 3·2^a).
+// chosen library handles fastest (kissfft: 2^a 3^b 5^c, a multiple of 4; FFTW: 2^a, 3·2^a or
+// 5·2^a).
 std::size_t realFftSize(std::size_t points);
 
-// FFTW's sizes alone (2^a or 3·2^a ≥ minimum): the sizes its wisdom is measured at.
+// FFTW's sizes alone (2^a, 3·2^a or 5·2^a ≥ minimum): the sizes its wisdom is measured at.
 std::size_t fftwSize(std::size_t minimum);
 
 // Buffers with FFTW's SIMD alignment (every FFTW transform must see the alignment it was
