@@ -16,6 +16,7 @@
 
 #include "accounting/pld_accountant.h"
 #include "accounting/privacy_loss_distribution.h"
+#include "numerics/real_fft.h"
 
 using namespace dpx::core;
 using namespace dpx::core::accounting;
@@ -44,9 +45,15 @@ void fixedGridCase(double interval, long steps, bool bracket) {
     warm.push_back(ms(t1, Clock::now()));
   }
   std::sort(warm.begin(), warm.end());
+  // Which plan the transform ran on: the numbers of an FFTW_ESTIMATE plan are not comparable.
+  const char* plan = run->info.fftSize < numerics::kFftwMinimumSize ? "kissfft"
+                     : run->info.fftFromWisdom                      ? "wisdom"
+                                                                    : "estimate";
   std::printf(
-      "  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu  peak %4ld MiB\n",
-      interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize, peakMiB());
+      "  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu %-8s  peak %4ld "
+      "MiB\n",
+      interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize, plan,
+      peakMiB());
 }
 
 template <typename F>
@@ -65,6 +72,8 @@ void inChild(F&& f) {
 }  // namespace
 
 int main() {
+  std::printf("FFTW wisdom (resources/fftw/wisdom): %s\n\n",
+              numerics::fftwWisdomLoaded() ? "accepted" : "refused by this FFTW: plans are FFTW_ESTIMATE's");
   for (bool bracket : {false, true}) {
     std::printf(bracket ? "\nbracket (pessimistic + optimistic), q=0.004, sigma=1, delta=1e-5\n"
                         : "pessimistic only (comparable to dp_accounting), q=0.004, sigma=1, delta=1e-5\n");
