@@ -2,6 +2,7 @@
 
 #include <fftw3.h>
 
+#include <atomic>
 #include <limits>
 #include <list>
 #include <map>
@@ -68,20 +69,44 @@ KissFft& kissTransform(std::size_t n) {
 
 // In place: the spectrum's n/2 + 1 complex values overwrite the n reals. The planner's flags
 // are part of the wisdom's key, so the measuring tool and the library plan through this one
-// function.
-std::pair<fftw_plan, fftw_plan> planInPlace(std::size_t n, unsigned flags) {
+// function. The caller holds fftwMutex.
+fftw_plan planInPlace(std::size_t n, bool forward, unsigned flags) {
   RealBuffer r = realBuffer(2 * (n / 2 + 1));
   auto* cc = reinterpret_cast<fftw_complex*>(r.get());
   const int size = static_cast<int>(n);
-  return {fftw_plan_dft_r2c_1d(size, r.get(), cc, flags), fftw_plan_dft_c2r_1d(size, cc, r.get(), flags)};
+  return forward ? fftw_plan_dft_r2c_1d(size, r.get(), cc, flags) : fftw_plan_dft_c2r_1d(size, cc, r.get(), flags);
+}
+
+// Measured from the wisdom where it has the plan (FFTW_WISDOM_ONLY: no measuring, a null plan
+// otherwise), FFTW_ESTIMATE's heuristic elsewhere. The caller holds fftwMutex.
+std::pair<fftw_plan, bool> planFromWisdom(std::size_t n, int threads, bool forward) {
+  fftw_plan_with_nthreads(threads);
+  if (fftw_plan plan = planInPlace(n, forward, FFTW_MEASURE | FFTW_WISDOM_ONLY)) return {plan, true};
+  return {planInPlace(n, forward, FFTW_ESTIMATE), false};
 }
 
 }  // namespace
 
+// The inverse is planned at its first use: a long run's PLDs keep their spectra and most
+// processes never transform back (4 ms of planning at 2^20 points).
 struct FftwPlans {
+  std::size_t n = 0;
+  int threads = 1;
   fftw_plan forward = nullptr;
-  fftw_plan inverse = nullptr;
-  bool fromWisdom = false;
+  bool forwardFromWisdom = false;
+  mutable std::once_flag inversePlanned;
+  mutable fftw_plan inverse = nullptr;
+  mutable std::atomic<bool> inverseFromWisdom{true};  // until planned: no plan, no estimate
+
+  fftw_plan inversePlan() const {
+    std::call_once(inversePlanned, [this] {
+      const std::lock_guard lock(fftwMutex());
+      const auto [plan, fromWisdom] = planFromWisdom(n, threads, false);
+      inverse = plan;
+      inverseFromWisdom = fromWisdom;
+    });
+    return inverse;
+  }
 };
 
 namespace {
@@ -101,21 +126,14 @@ std::shared_ptr<const FftwPlans> fftwPlans(std::size_t n, int threads) {
       return cache.front().second;
     }
   }
-  fftw_plan_with_nthreads(threads);
-  // Measured plans where the wisdom has them (FFTW_WISDOM_ONLY: no measuring, a null plan
-  // otherwise), FFTW_ESTIMATE's heuristic elsewhere.
-  auto [forward, inverse] = planInPlace(n, FFTW_MEASURE | FFTW_WISDOM_ONLY);
-  const bool fromWisdom = forward != nullptr && inverse != nullptr;
-  if (!fromWisdom) {
-    if (forward) fftw_destroy_plan(forward);
-    if (inverse) fftw_destroy_plan(inverse);
-    std::tie(forward, inverse) = planInPlace(n, FFTW_ESTIMATE);
-  }
-  auto* plans = new FftwPlans{forward, inverse, fromWisdom};
+  auto* plans = new FftwPlans;
+  plans->n = n;
+  plans->threads = threads;
+  std::tie(plans->forward, plans->forwardFromWisdom) = planFromWisdom(n, threads, true);
   std::shared_ptr<const FftwPlans> shared(plans, [](const FftwPlans* p) {
     const std::lock_guard destroyLock(fftwMutex());
     fftw_destroy_plan(p->forward);
-    fftw_destroy_plan(p->inverse);
+    if (p->inverse) fftw_destroy_plan(p->inverse);
     delete p;
   });
   cache.emplace_front(std::pair{n, threads}, shared);
@@ -152,13 +170,15 @@ ComplexBuffer complexBuffer(std::size_t n) {
   return ComplexBuffer(reinterpret_cast<std::complex<double>*>(fftw_alloc_complex(n)));
 }
 
-RealTransform::RealTransform(std::size_t n, int threads) : m_n(n) {
+RealTransform::RealTransform(std::size_t n, int threads) : m_n(n), m_threads(threads) {
   if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
 }
 
 RealTransform::~RealTransform() = default;
 
-bool RealTransform::fromWisdom() const { return m_fftw && m_fftw->fromWisdom; }
+bool RealTransform::fromWisdom() const {
+  return m_fftw && m_fftw->forwardFromWisdom && m_fftw->inverseFromWisdom.load();
+}
 
 void RealTransform::forward(const double* in, std::complex<double>* out) const {
   if (m_fftw) {
@@ -171,7 +191,7 @@ void RealTransform::forward(const double* in, std::complex<double>* out) const {
 
 void RealTransform::inverse(std::complex<double>* in, double* out) const {
   if (m_fftw) {
-    fftw_execute_dft_c2r(m_fftw->inverse, reinterpret_cast<fftw_complex*>(in), out);
+    fftw_execute_dft_c2r(m_fftw->inversePlan(), reinterpret_cast<fftw_complex*>(in), out);
   } else {
     kissTransform(m_n).inv(out, in, static_cast<Eigen::Index>(m_n));
   }
@@ -193,9 +213,7 @@ std::string measureFftwWisdom(std::span<const std::size_t> sizes, std::span<cons
   for (int t : threads) {
     fftw_plan_with_nthreads(t);
     for (std::size_t n : sizes) {
-      auto [forward, inverse] = planInPlace(n, FFTW_MEASURE);
-      fftw_destroy_plan(forward);
-      fftw_destroy_plan(inverse);
+      for (bool forward : {true, false}) fftw_destroy_plan(planInPlace(n, forward, FFTW_MEASURE));
     }
   }
   char* text = fftw_export_wisdom_to_string();

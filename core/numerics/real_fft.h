@@ -45,9 +45,11 @@ class RealTransform {
   RealTransform(const RealTransform&) = delete;
   RealTransform& operator=(const RealTransform&) = delete;
   std::size_t size() const { return m_n; }
+  int threads() const { return m_threads; }
   // Whether the spectrum must share the reals' buffer (of 2(n/2 + 1) doubles).
   bool inPlace() const { return m_fftw != nullptr; }
-  // Whether FFTW planned this transform from measured wisdom (false: FFTW_ESTIMATE, or kissfft).
+  // Whether FFTW planned this transform from measured wisdom (false: FFTW_ESTIMATE, or kissfft):
+  // the forward plan, and the inverse once planned (at its first use).
   bool fromWisdom() const;
   void forward(const double* in, std::complex<double>* out) const;
   // Overwrites `in` (FFTW's complex-to-real transforms destroy their input).
@@ -55,12 +57,13 @@ class RealTransform {
 
  private:
   std::size_t m_n;
+  int m_threads;
   std::shared_ptr<const FftwPlans> m_fftw;
 };
 
-// Makes (and keeps) the FFTW plans of size n ahead of their first use; nothing for kissfft's
-// sizes. FFTW's planning costs ~10–20 ms at 2^20 points, which a caller can overlap with other
-// work.
+// Makes (and keeps) the FFTW forward plan of size n ahead of its first use; nothing for
+// kissfft's sizes. Planning costs ~8 ms at 2^20 points even from the wisdom (FFTW computes its
+// twiddles), which a caller can overlap with other work.
 void prepareRealTransform(std::size_t n, int threads);
 
 // The wisdom shipped with DP Explorer (resources/fftw/wisdom): FFTW_MEASURE plans for the sizes
