@@ -227,6 +227,7 @@ namespace {
 // The mechanism's trade-off is the envelope of f_{ε,δ(ε)} over all ε ≥ 0 (Dong, Roth & Su 2019,
 // Prop. 2.12). ε runs over a dense grid up to where the pessimistic δ < 1e−12.
 Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& run, bool pessimistic, std::span<const double> typeOne) {
+  run.tabulate();  // δ at two thousand losses
   double top = 1.0;
   while (run.deltaUpper(top) > 1e-12 && top < 1e6) top *= 2.0;
   TradeoffCurve curve;
@@ -266,6 +267,7 @@ Result<DirectionalTradeoffs> directionsOf(const pld::ComposedRun& run, std::span
     DPX_ASSIGN_OR_RETURN(std::vector<double> y, pld::tradeoffOf(forward, reverse, typeOne));
     return TradeoffCurve{std::vector<double>(typeOne.begin(), typeOne.end()), std::move(y)};
   };
+  run.tabulate();  // side by side, before the curves read δ at every grid loss
   DirectionalTradeoffs d;
   d.discretisation = run.interval;
   DPX_ASSIGN_OR_RETURN(d.addPessimistic, curve(run.add[0], run.remove[0]));

@@ -4,12 +4,14 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <numbers>
 #include <string>
 #include <thread>
 
@@ -61,6 +63,29 @@ inline void complexPower(double& re, double& im, std::int64_t k) {
   }
   re = rr;
   im = ri;
+}
+
+// The composed masses (FFT round-off leaves ±1e−17·(largest mass) where the true mass is 0,
+// clamped) of the `points` circular positions from `start` on, moved in place to
+// circular[0 … points) (rotated first when they wrap around the end): no fresh pages for a
+// composed run's masses. `circular` is an inverse transform of size n, unscaled by n.
+void compactWindow(double* circular, std::size_t n, std::size_t start, std::size_t points) {
+  if (start + points > n) {
+    std::rotate(circular, circular + start, circular + n);
+    start = 0;
+  }
+  const double scale = 1.0 / static_cast<double>(n);
+  const double* from = circular + start;
+  for (std::size_t i = 0; i < points; ++i) circular[i] = std::max(0.0, from[i] * scale);  // from ≥ to
+}
+
+// The circular position of absolute grid index `index` in a composition whose position 0 holds
+// absolute index `offset` (mod n).
+std::size_t circularPosition(std::int64_t index, std::int64_t offset, std::size_t n) {
+  const auto nn = static_cast<std::int64_t>(n);
+  std::int64_t pos = (index - offset) % nn;
+  if (pos < 0) pos += nn;
+  return static_cast<std::size_t>(pos);
 }
 
 }  // namespace
@@ -227,6 +252,100 @@ DiscretePld DiscretePld::profileOnly(double interval, std::int64_t firstIndex, s
   return pld;
 }
 
+// The composed masses of the kept window are x_i = Re Σ_k c_k ω^{ki} (i = 0 … W−1, ω = e^{2πi/n}),
+// c_k = w_k Z_k ω^{k·start}/n with w_k = 2, but 1 at k = 0 and n/2 (the real inverse of the
+// half spectrum Z_0 … Z_{n/2}). Their tail sums are geometric in ω^k:
+//   Σ_{i=j}^{W−1} x_i           = Re Σ_k c_k (ω^{kj} − ω^{kW}) / (1 − ω^k),
+//   Σ_{i=j}^{W−1} x_i e^{−(i−j)Δ} = Re Σ_k c_k ω^{kj} (1 − e^{−(W−j)Δ} ω^{k(W−j)}) / (1 − e^{−Δ}ω^k),
+// and at k = 0 (W − j)·c_0 and c_0 (1 − e^{−(W−j)Δ})/(1 − e^{−Δ}). Each term is O(|Z_k|/k), so the
+// sums carry ~1e−16·Σ|Z_k|/k ≈ 1e−15 of round-off, below the ~1e−12 an inverse transform leaves.
+struct DiscretePld::Spectrum {
+  std::size_t n = 0;  // transform size, and the threads it was composed with: the tables
+  int threads = 1;    // tabulate() makes are the ones an inverse right after composition gives
+  std::size_t start = 0;
+  std::size_t points = 0;
+  double interval = 0.0;
+  double constant = 0.0;                         // c_0
+  std::vector<std::size_t> frequency;            // k ≥ 1 with Z_k ≠ 0
+  std::vector<std::complex<double>> raw;         // Z_0 and those Z_k, as the composition left them
+  std::vector<std::complex<double>> sumWeight;   // c_k / (1 − ω^k)
+  std::vector<std::complex<double>> tiltWeight;  // c_k / (1 − e^{−Δ}ω^k)
+  std::vector<std::complex<double>> end;         // ω^{kW}
+  std::once_flag tabulated;
+  std::atomic<bool> ready{false};
+  std::shared_ptr<double[]> suffix;
+  std::shared_ptr<double[]> tilted;
+
+  Tails tails(std::size_t j) const {
+    const std::size_t rest = points - j;
+    const double restLoss = static_cast<double>(rest) * interval;
+    const double fade = std::exp(-restLoss);  // e^{−(W−j)Δ}
+    double suffixSum = constant * static_cast<double>(rest);
+    double tiltedSum = constant * (std::expm1(-restLoss) / std::expm1(-interval));
+    const double radiansPerStep = 2.0 * std::numbers::pi / static_cast<double>(n);
+    for (std::size_t f = 0; f < frequency.size(); ++f) {
+      const std::uint64_t turn = (static_cast<std::uint64_t>(frequency[f]) * j) % n;
+      const double angle = radiansPerStep * static_cast<double>(turn);
+      const std::complex<double> at(std::cos(angle), std::sin(angle));  // ω^{kj}
+      const std::complex<double> toEnd = end[f] * std::conj(at);        // ω^{k(W−j)}
+      suffixSum += realOfProduct(sumWeight[f], at - end[f]);
+      tiltedSum += realOfProduct(tiltWeight[f], at * (1.0 - fade * toEnd));
+    }
+    return {suffixSum, tiltedSum};
+  }
+
+ private:
+  static double realOfProduct(std::complex<double> a, std::complex<double> b) {
+    return a.real() * b.real() - a.imag() * b.imag();
+  }
+};
+
+DiscretePld DiscretePld::spectral(double interval, std::int64_t firstIndex, std::shared_ptr<Spectrum> spectrum,
+                                  double infinityMass, double deltaSlack) {
+  DiscretePld pld;
+  pld.m_interval = interval;
+  pld.m_firstIndex = firstIndex;
+  pld.m_points = spectrum->points;
+  pld.m_infinityMass = infinityMass;
+  pld.m_deltaSlack = deltaSlack;
+  pld.m_spectrum = std::move(spectrum);
+  return pld;
+}
+
+bool DiscretePld::readsSpectrum() const { return m_spectrum && !m_spectrum->ready.load(std::memory_order_acquire); }
+
+void DiscretePld::tabulate() const {
+  if (!m_spectrum) return;
+  Spectrum& s = *m_spectrum;
+  std::call_once(s.tabulated, [&s] {
+    const RealTransform transform(s.n, s.threads);
+    const std::size_t half = s.n / 2 + 1;
+    RealBuffer real = realBuffer(2 * half);
+    ComplexBuffer ownSpectrum = transform.inPlace() ? nullptr : complexBuffer(half);
+    std::complex<double>* z =
+        transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
+    std::fill(z, z + half, std::complex<double>(0.0, 0.0));
+    z[0] = s.raw[0];
+    for (std::size_t f = 0; f < s.frequency.size(); ++f) z[s.frequency[f]] = s.raw[f + 1];
+    transform.inverse(z, real.get());
+    compactWindow(real.get(), s.n, s.start, s.points);
+    std::shared_ptr<double[]> tilted(new double[s.points + 1]);
+    fillTables(real.get(), s.points, s.interval, real.get(), tilted.get());
+    s.suffix = std::shared_ptr<double[]>(real.release(), numerics::FftwFree{});
+    s.tilted = std::move(tilted);
+    s.ready.store(true, std::memory_order_release);
+  });
+}
+
+DiscretePld::Tails DiscretePld::tailsAt(std::size_t j) const {
+  if (m_spectrum) {
+    const Spectrum& s = *m_spectrum;
+    if (s.ready.load(std::memory_order_acquire)) return {s.suffix[j], s.tilted[j]};
+    return s.tails(j);
+  }
+  return {m_suffix[j], m_tilted[j]};
+}
+
 void DiscretePld::fillTables(const double* masses, std::size_t n, double interval, double* suffix, double* tilted) {
   const double step = std::exp(-interval);
   double s = 0.0;
@@ -257,7 +376,10 @@ double DiscretePld::delta(double epsilon) const {
     if (j < n && !(loss(j) > epsilon)) ++j;
   }
   double value = m_infinityMass;
-  if (j < n) value += m_suffix[j] - std::exp(epsilon - loss(j)) * m_tilted[j];
+  if (j < n) {
+    const Tails t = tailsAt(j);
+    value += t.suffix - std::exp(epsilon - loss(j)) * t.tilted;
+  }
   return std::clamp(value - m_deltaSlack, 0.0, 1.0);
 }
 
@@ -283,9 +405,10 @@ Result<double> DiscretePld::epsilon(double delta) const {
   // On (ℓ_lo, ℓ_hi]: δ(ε) = ω_∞ − slack + S(hi) − e^{ε−ℓ_hi}·T(hi) for ε < ℓ_hi.
   double eps;
   const std::size_t j = std::min(hi, n - 1);
-  const double numerator = m_infinityMass - m_deltaSlack + m_suffix[j] - delta;
-  if (m_tilted[j] > 0.0 && numerator > 0.0) {
-    eps = loss(j) + std::log(numerator / m_tilted[j]);
+  const Tails t = tailsAt(j);
+  const double numerator = m_infinityMass - m_deltaSlack + t.suffix - delta;
+  if (t.tilted > 0.0 && numerator > 0.0) {
+    eps = loss(j) + std::log(numerator / t.tilted);
   } else {
     eps = loss(j);
   }
@@ -401,6 +524,8 @@ Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, const DiscretePld
   if (pld.interval() != reverse.interval()) {
     return Status::invalidArgument("the two directions of a trade-off must share the loss grid");
   }
+  pld.tabulate();
+  reverse.tabulate();
   std::vector<std::size_t> ascending(typeOne.size());
   for (std::size_t k = 0; k < ascending.size(); ++k) ascending[k] = k;
   std::stable_sort(ascending.begin(), ascending.end(),
@@ -879,14 +1004,22 @@ Result<CompositionPlan> planComposition(std::span<const Segment> segments, doubl
   return plan;
 }
 
+// Frequencies are powered in blocks of this many; a block's count of surviving ones lets a
+// sparse spectrum be collected from the few live blocks.
+constexpr std::size_t kPowerBlock = 8192;
+
 // product[k] ·= spectrum[k]^count for every frequency k (product == spectrum: it becomes the
 // power), in parallel. |z|^count below 1e−300 contributes nothing a double can hold, and is most
-// high frequencies of a many-step composition: tested on |z|² without a logarithm.
-void multiplyByPower(std::complex<double>* product, const std::complex<double>* spectrum, std::size_t size,
-                     std::int64_t count, bool first) {
+// high frequencies of a many-step composition: tested on |z|² without a logarithm. Returns how
+// many frequencies of each block of kPowerBlock are not zero after the product.
+std::vector<std::size_t> multiplyByPower(std::complex<double>* product, const std::complex<double>* spectrum,
+                                         std::size_t size, std::int64_t count, bool first) {
   const double smallest = std::exp(-1380.0 / static_cast<double>(count));
-  parallelFor(tbb::blocked_range<std::size_t>(0, size, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t k = r.begin(); k != r.end(); ++k) {
+  std::vector<std::size_t> alive((size + kPowerBlock - 1) / kPowerBlock, 0);
+  parallelFor(std::size_t{0}, alive.size(), [&](std::size_t block) {
+    std::size_t live = 0;
+    const std::size_t end = std::min(size, (block + 1) * kPowerBlock);
+    for (std::size_t k = block * kPowerBlock; k != end; ++k) {
       double re = spectrum[k].real();
       double im = spectrum[k].imag();
       if (re * re + im * im < smallest || (!first && product[k] == 0.0)) {
@@ -901,44 +1034,112 @@ void multiplyByPower(std::complex<double>* product, const std::complex<double>* 
         const double pi = product[k].imag();
         product[k] = std::complex<double>(pr * re - pi * im, pr * im + pi * re);
       }
+      live += product[k] != 0.0 ? 1 : 0;
     }
+    alive[block] = live;
   });
+  return alive;
 }
 
-// The composed masses on the window (FFT round-off leaves ±1e−17·(largest mass) where the true
-// mass is 0, clamped), from the circular composition whose position p holds absolute index
-// offset + p (mod n), unscaled by n.
-std::vector<double> readWindow(const double* circular, std::size_t n, std::int64_t offset, const LossWindow& window) {
-  std::vector<double> masses(static_cast<std::size_t>(window.points()));
-  const auto nn = static_cast<std::int64_t>(n);
+// Transform buffers for the jobs of a run: a job whose PLD keeps a spectrum hands its buffer
+// to the next job, whose transform then runs on pages already touched (a fresh page costs about
+// as much as an FFT pass over it).
+class BufferPool {
+ public:
+  explicit BufferPool(std::size_t doubles) : m_doubles(doubles) {}
+  RealBuffer take() {
+    {
+      const std::lock_guard lock(m_mutex);
+      if (!m_free.empty()) {
+        RealBuffer b = std::move(m_free.back());
+        m_free.pop_back();
+        return b;
+      }
+    }
+    return realBuffer(m_doubles);
+  }
+  void give(RealBuffer buffer) {
+    if (!buffer) return;
+    const std::lock_guard lock(m_mutex);
+    m_free.push_back(std::move(buffer));
+  }
+  std::size_t doubles() const { return m_doubles; }
+
+ private:
+  std::size_t m_doubles;
+  std::mutex m_mutex;
+  std::vector<RealBuffer> m_free;
+};
+
+// The composed masses of the `points` circular positions from `start` on (FFT round-off clamped,
+// as compactWindow), copied out of the inverse transform `circular` of size n.
+std::vector<double> readWindow(const double* circular, std::size_t n, std::size_t start, std::size_t points) {
+  std::vector<double> masses(points);
   const double scale = 1.0 / static_cast<double>(n);
-  std::int64_t pos = (window.lo - offset) % nn;
-  if (pos < 0) pos += nn;
   std::size_t out = 0;
   while (out < masses.size()) {
-    const std::size_t run = std::min(masses.size() - out, static_cast<std::size_t>(nn - pos));
-    for (std::size_t i = 0; i < run; ++i)
-      masses[out + i] = std::max(0.0, circular[pos + static_cast<std::int64_t>(i)] * scale);
+    const std::size_t run = std::min(masses.size() - out, n - start);
+    for (std::size_t i = 0; i < run; ++i) masses[out + i] = std::max(0.0, circular[start + i] * scale);
     out += run;
-    pos = 0;
+    start = 0;
   }
   return masses;
 }
 
-// The same masses moved in place to circular[0 … window.points()) (rotated first when the window
-// wraps around the end): no fresh pages for a composed run's masses.
-void compactWindow(double* circular, std::size_t n, std::int64_t offset, const LossWindow& window) {
-  const auto nn = static_cast<std::int64_t>(n);
-  const auto points = static_cast<std::size_t>(window.points());
-  std::int64_t pos = (window.lo - offset) % nn;
-  if (pos < 0) pos += nn;
-  if (static_cast<std::size_t>(pos) + points > n) {
-    std::rotate(circular, circular + pos, circular + n);
-    pos = 0;
-  }
+// A run's PLD as the spectrum of its composition, `z` (the half spectrum of size n/2 + 1 that an
+// inverse would read), when few enough frequencies survived the K-th power (null otherwise).
+// δ from a spectrum costs ~25 ns a frequency, ε about forty δs; the inverse and tables it
+// replaces ~10 ns a transform point. Beyond one frequency per 64 points the tables win.
+constexpr std::size_t kTransformPointsPerSpectralFrequency = 64;
+
+std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>* z, std::size_t n, int threads,
+                                                      std::span<const std::size_t> alive, std::size_t start,
+                                                      std::size_t points, double interval) {
+  const std::size_t half = n / 2 + 1;
+  std::size_t count = 0;
+  for (std::size_t live : alive) count += live;
+  if (count * kTransformPointsPerSpectralFrequency > n) return nullptr;
+  auto s = std::make_shared<DiscretePld::Spectrum>();
+  s->n = n;
+  s->threads = threads;
+  s->start = start;
+  s->points = points;
+  s->interval = interval;
   const double scale = 1.0 / static_cast<double>(n);
-  const double* from = circular + pos;
-  for (std::size_t i = 0; i < points; ++i) circular[i] = std::max(0.0, from[i] * scale);  // from ≥ to
+  s->constant = z[0].real() * scale;
+  s->raw.reserve(count + 1);
+  s->raw.push_back(z[0]);
+  s->frequency.reserve(count);
+  s->sumWeight.reserve(count);
+  s->tiltWeight.reserve(count);
+  s->end.reserve(count);
+  const double radiansPerStep = 2.0 * std::numbers::pi / static_cast<double>(n);
+  auto root = [&](std::size_t k, std::size_t power) {  // ω^{k·power}
+    const double angle = radiansPerStep * static_cast<double>((static_cast<std::uint64_t>(k) * power) % n);
+    return std::complex<double>(std::cos(angle), std::sin(angle));
+  };
+  const double decay = std::exp(-interval);
+  const double oneMinusDecay = -std::expm1(-interval);
+  for (std::size_t k = 1; k < half; ++k) {
+    if (alive[k / kPowerBlock] == 0) {
+      k = (k / kPowerBlock + 1) * kPowerBlock - 1;  // a block without survivors
+      continue;
+    }
+    if (z[k] == 0.0) continue;
+    s->frequency.push_back(k);
+    s->raw.push_back(z[k]);
+    const bool nyquist = 2 * k == n;  // the real inverse reads its real part once
+    const std::complex<double> value = nyquist ? std::complex<double>(z[k].real(), 0.0) : 2.0 * z[k];
+    const std::complex<double> c = value * root(k, start) * scale;
+    const double angle = radiansPerStep * static_cast<double>(k);
+    const double halfSine = std::sin(0.5 * angle);
+    const double versine = 2.0 * halfSine * halfSine;  // 1 − cos θ, without cancellation
+    const double sine = std::sin(angle);
+    s->sumWeight.push_back(c / std::complex<double>(versine, -sine));
+    s->tiltWeight.push_back(c / std::complex<double>(oneMinusDecay + decay * versine, -decay * sine));
+    s->end.push_back(root(k, points));
+  }
+  return s;
 }
 
 // Which composed losses a composition keeps.
@@ -955,16 +1156,18 @@ enum class KeptLosses {
 // Composition of all segments on a transform of size transform.size() ≥ plan.points.
 Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate estimate, double tau,
                                 const CompositionPlan& plan, const RealTransform& transform, KeptLosses kept,
-                                const ComputeControl& control, CompositionInfo* info) {
+                                const ComputeControl& control, CompositionInfo* info, BufferPool* pool = nullptr) {
   const std::size_t n = transform.size();
   const std::size_t half = n / 2 + 1;
-  RealBuffer real = realBuffer(2 * half);  // n + 2: room for a window of n points and its tables' end
+  // n + 2 doubles: room for a window of n points and its tables' end.
+  RealBuffer real = pool && pool->doubles() == 2 * half ? pool->take() : realBuffer(2 * half);
   ComplexBuffer ownSpectrum = transform.inPlace() ? nullptr : complexBuffer(half);
   std::complex<double>* spectrum =
       transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
   ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
   std::int64_t offset = 0;
-  double lossOffset = 0.0;  // Σ count·(a step's loss offset), ≤ 0
+  double lossOffset = 0.0;         // Σ count·(a step's loss offset), ≤ 0
+  std::vector<std::size_t> alive;  // surviving frequencies per block, after the last product
   for (std::size_t si = 0; si < segments.size(); ++si) {
     const Segment& s = segments[si];
     const auto& m = s.pld->masses();
@@ -975,14 +1178,10 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     transform.forward(real.get(), spectrum);
     if (control.cancelled()) return cancelledStatus();
     std::complex<double>* target = product ? product.get() : spectrum;
-    multiplyByPower(target, spectrum, half, s.count, si == 0);
+    alive = multiplyByPower(target, spectrum, half, s.count, si == 0);
     control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
     if (control.cancelled()) return cancelledStatus();
   }
-  if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
-  product.reset();
-  transform.inverse(spectrum, real.get());
-  if (control.cancelled()) return cancelledStatus();
   // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
   // loss by less than Δ once, which keeps the composition optimistic.
   const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
@@ -1000,22 +1199,36 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     slack = tau / 2;
     for (const Segment& s : segments) slack += static_cast<double>(s.count) * s.pld->deltaSlack();
   }
+  infinity = std::min(1.0, infinity);
   if (info) {
     info->fftSize = n;
     info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
     info->fftFromWisdom = transform.fromWisdom();
   }
+  const auto points = static_cast<std::size_t>(window.points());
+  const std::size_t start = circularPosition(window.lo, offset, n);
+  if (kept == KeptLosses::kNonNegative) {
+    const std::complex<double>* composed = product ? product.get() : spectrum;
+    if (auto sparse = sparseSpectrum(composed, n, transform.threads(), alive, start, points, plan.range.interval)) {
+      if (pool) pool->give(std::move(real));
+      control.report(1.0);
+      return DiscretePld::spectral(plan.range.interval, window.lo + shift, std::move(sparse), infinity, slack);
+    }
+  }
+  if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
+  product.reset();
+  transform.inverse(spectrum, real.get());
+  if (control.cancelled()) return cancelledStatus();
   control.report(1.0);
   if (kept == KeptLosses::kNonNegative) {
-    const auto points = static_cast<std::size_t>(window.points());
-    compactWindow(real.get(), n, offset, window);
+    compactWindow(real.get(), n, start, points);
     return DiscretePld::profileOnly(plan.range.interval, window.lo + shift,
-                                    std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}), points,
-                                    std::min(1.0, infinity), slack);
+                                    std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}), points, infinity,
+                                    slack);
   }
-  std::vector<double> masses = readWindow(real.get(), n, offset, window);
-  return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), std::min(1.0, infinity), slack);
+  std::vector<double> masses = readWindow(real.get(), n, start, points);
+  return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), infinity, slack);
 }
 
 }  // namespace
@@ -1238,10 +1451,11 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   const std::size_t n = numerics::realFftSize(points);
   const bool sideBySide = n <= kParallelJobsMaximumSize;
   const RealTransform transform(n, sideBySide ? 1 : 2);
+  BufferPool buffers(2 * (n / 2 + 1));
   auto composeJob = [&](std::size_t k) {
     RunJob& job = jobs[k];
     Result<DiscretePld> composed = composeWith(job.parts, job.estimate, tau, job.plan, transform,
-                                               KeptLosses::kNonNegative, controls[k], &job.info);
+                                               KeptLosses::kNonNegative, controls[k], &job.info, &buffers);
     if (composed) {
       job.composed = std::move(*composed);
     } else {
@@ -1269,6 +1483,21 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   }
   control.report(1.0);
   return run;
+}
+
+void ComposedRun::tabulate() const {
+  const DiscretePld* plds[] = {&remove[0], &remove[1], &add[0], &add[1]};
+  std::size_t largest = 0;
+  for (const DiscretePld* p : plds) {
+    if (p->readsSpectrum()) largest = std::max(largest, info.fftSize);
+  }
+  if (largest == 0) return;
+  // Side by side as the run was composed (copies share a spectrum: tabulated once).
+  if (largest <= kParallelJobsMaximumSize) {
+    parallelFor(std::size_t{0}, std::size(plds), [&](std::size_t k) { plds[k]->tabulate(); });
+  } else {
+    for (const DiscretePld* p : plds) p->tabulate();
+  }
 }
 
 }  // namespace dpx::core::accounting::pld

@@ -101,6 +101,7 @@ double advantageFpr(const pld::ComposedRun& run) {
 
 double pldTradeoffAt(const pld::ComposedRun& run, bool pessimistic, double typeOne) {
   const double x = std::clamp(typeOne, 0.0, 1.0);
+  run.tabulate();  // the line suprema read δ at a few hundred losses
   const Profile profile(run, pessimistic);
   const double f = std::max({0.0, lineSupremum(profile, &firstLine, x), lineSupremum(profile, &secondLine, x)});
   return std::min(f, 1.0 - x);

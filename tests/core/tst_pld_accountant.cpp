@@ -185,6 +185,56 @@ class TestPldAccountant : public QObject {
     QVERIFY(!empty.epsilon(1e-3).isOk());
   }
 
+  void spectralRunAgreesWithItsInverseTransform() {
+    // A long run keeps the frequencies that survive the K-th power and reads δ's tail sums from
+    // them in closed form, with no inverse transform. Against the masses of the same composition
+    // (compose(), the inverse transform with negative round-off clamped to 0): the same δ up to
+    // that clamping, which turns the K-fold amplified round-off of the spectrum (±1e−14 a point,
+    // smooth) into a bias of ~1e−11. Tabulating (the inverse, for callers reading δ at every
+    // loss) agrees as closely.
+    const double tau = PldAccountant::kTruncation;
+    const double interval = 1e-4;
+    const std::int64_t steps = 10000;
+    const pld::GaussianSegment segment{0.004, 1.0, steps};
+    auto run = pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), interval, tau, true);
+    QVERIFY(run.isOk());
+    std::vector<double> epsilons;
+    for (double eps = 0.0; eps < 8.0; eps += 0.0371) epsilons.push_back(eps);
+    std::vector<double> spectral;
+    for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+      for (int e = 0; e < 2; ++e) {
+        const auto estimate = e == 0 ? pld::Estimate::kPessimistic : pld::Estimate::kOptimistic;
+        const pld::DiscretePld& inRun = (direction == pld::Direction::kRemove ? run->remove : run->add)[e];
+        QVERIFY(inRun.readsSpectrum());
+        auto base = pld::discretise(pld::SubsampledGaussianPair(0.004, 1.0, direction), interval, estimate,
+                                    pld::stepTruncation(tau, steps));
+        QVERIFY(base.isOk());
+        const pld::Segment s{&*base, steps};
+        auto masses = pld::compose(std::span<const pld::Segment>(&s, 1), estimate, tau);
+        QVERIFY(masses.isOk());
+        for (double eps : epsilons) {
+          spectral.push_back(inRun.delta(eps));
+          QVERIFY2(std::fabs(spectral.back() - masses->delta(eps)) <= 1e-10, qPrintable(QString::number(eps)));
+        }
+        for (double delta : {0.1, 1e-5, 1e-8}) DPX_COMPARE_REL(*inRun.epsilon(delta), *masses->epsilon(delta), 1e-6);
+      }
+    }
+    const pld::ComposedRun copy = *run;  // copies share a spectrum, tabulated once for all
+    copy.tabulate();
+    std::size_t next = 0;
+    for (const pld::DiscretePld* inRun : {&run->remove[0], &run->remove[1], &run->add[0], &run->add[1]}) {
+      QVERIFY(!inRun->readsSpectrum());
+      for (double eps : epsilons) {
+        QVERIFY2(std::fabs(inRun->delta(eps) - spectral[next++]) <= 1e-10, qPrintable(QString::number(eps)));
+      }
+    }
+    // A short run, most of whose frequencies survive, is tabulated as it is composed.
+    const pld::GaussianSegment shortRun{0.004, 1.0, 3};
+    auto few = pld::composeRun(std::span<const pld::GaussianSegment>(&shortRun, 1), 1e-3, tau, true);
+    QVERIFY(few.isOk());
+    QVERIFY(!few->remove[0].readsSpectrum() && !few->add[1].readsSpectrum());
+  }
+
   void stepsAreSharedWithinAPowerOfTen() {
     // A step composed K times may drop τ/(4K); it drops τ/(4·10^⌈log₁₀ K⌉), the same for a decade
     // of K, so the points of an ε-vs-K curve share their discretised steps.
