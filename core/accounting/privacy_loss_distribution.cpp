@@ -1148,8 +1148,10 @@ enum class KeptLosses {
   // Losses ≥ 0 only: δ(ε) at ε ≥ 0 reads nothing below (the hockey stick counts losses above ε),
   // and every query of a run is at ε ≥ 0. About half of a long run's window lies below 0;
   // leaving it out spares its masses and both prefix tables, in time as well as memory (a fresh
-  // page costs as much to fault in as several FFT passes over it). The PLD keeps its tables
-  // only (DiscretePld::profileOnly), the suffix table written over the FFT buffer.
+  // page costs as much to fault in as several FFT passes over it). The PLD keeps the spectrum
+  // (DiscretePld::spectral) where few frequencies survive the K-th power, and no inverse is
+  // made; elsewhere its tables only (DiscretePld::profileOnly), the suffix table written over the
+  // FFT buffer.
   kNonNegative,
 };
 
@@ -1350,7 +1352,7 @@ struct RunJob {
 // set for one.
 constexpr std::size_t kParallelJobsMaximumSize = std::size_t{1} << 22;
 
-// FFTW's planner takes ~15 ms at 2^18–2^20 points, and the transform size is known only once
+// FFTW's planner takes ~3–8 ms at 2^18–2^20 points (the forward plan), and the transform size is known only once
 // every job of a run is planned; the optimistic quantisation (a sequential root-finding sweep) is
 // the longest part of that, while the pessimistic steps are done early. The size their windows
 // need is usually the run's (their windows are the wider), so it is planned then, on a thread of

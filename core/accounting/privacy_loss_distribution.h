@@ -103,9 +103,10 @@ class DiscretePld {
                               double infinityMass, double deltaSlack);
   // Whether δ is read from a spectrum (not yet tabulated).
   bool readsSpectrum() const;
-  // Makes the tables of a spectral PLD (thread-safe, once; nothing for the others). Agrees with
-  // the spectral δ to FFT round-off (~1e−15 absolute in δ), bit for bit with the PLD composed
-  // without a spectrum.
+  // Makes the tables of a spectral PLD (thread-safe, once; nothing for the others): the inverse
+  // transform the composition skipped, on the same transform, so the tables are those of a
+  // profileOnly PLD. They clamp the inverse's negative round-off to 0, which biases δ up by up to
+  // ~1e−11 at K = 10⁶ (the spectral sums carry ~1e−15 of their own).
   void tabulate() const;
 
   double interval() const { return m_interval; }
@@ -218,7 +219,8 @@ struct GaussianSegment {
 };
 
 // The composed PLDs of a run, one per direction and estimate. Each keeps its losses ≥ 0 only:
-// δ(ε) and ε(δ) at ε ≥ 0 and the trade-off curves read nothing below.
+// δ(ε) and ε(δ) at ε ≥ 0 and the trade-off curves read nothing below; a long run's keep their
+// spectra (DiscretePld::spectral) until tabulated.
 struct ComposedRun {
   double interval = 0.0;
   double tau = 0.0;
