@@ -228,6 +228,22 @@ class TestPldAccountant : public QObject {
         QVERIFY2(std::fabs(inRun->delta(eps) - spectral[next++]) <= 1e-10, qPrintable(QString::number(eps)));
       }
     }
+    // Segments of different noise: the spectrum is the product's.
+    const pld::GaussianSegment schedule[] = {{0.004, 1.0, 4000}, {0.004, 1.6, 3000}};
+    auto mixed = pld::composeRun(std::span<const pld::GaussianSegment>(schedule), interval, tau, true);
+    QVERIFY(mixed.isOk());
+    std::vector<double> mixedSpectral;
+    for (const pld::DiscretePld* inRun : {&mixed->remove[0], &mixed->remove[1], &mixed->add[0], &mixed->add[1]}) {
+      QVERIFY(inRun->readsSpectrum());
+      for (double eps : epsilons) mixedSpectral.push_back(inRun->delta(eps));
+    }
+    mixed->tabulate();
+    next = 0;
+    for (const pld::DiscretePld* inRun : {&mixed->remove[0], &mixed->remove[1], &mixed->add[0], &mixed->add[1]}) {
+      for (double eps : epsilons) {
+        QVERIFY2(std::fabs(inRun->delta(eps) - mixedSpectral[next++]) <= 1e-10, qPrintable(QString::number(eps)));
+      }
+    }
     // A short run, most of whose frequencies survive, is tabulated as it is composed.
     const pld::GaussianSegment shortRun{0.004, 1.0, 3};
     auto few = pld::composeRun(std::span<const pld::GaussianSegment>(&shortRun, 1), 1e-3, tau, true);
