@@ -226,8 +226,10 @@ namespace {
 
 // The mechanism's trade-off is the envelope of f_{ε,δ(ε)} over all ε ≥ 0 (Dong, Roth & Su 2019,
 // Prop. 2.12). ε runs over a dense grid up to where the pessimistic δ < 1e−12.
-Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& run, bool pessimistic, std::span<const double> typeOne) {
-  run.tabulate();  // δ at two thousand losses
+Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& composed, bool pessimistic,
+                                      std::span<const double> typeOne) {
+  // δ at two thousand losses: from the tables.
+  const pld::ComposedRun run = pessimistic ? composed.tabulated(pld::Estimate::kPessimistic) : composed.tabulated();
   double top = 1.0;
   while (run.deltaUpper(top) > 1e-12 && top < 1e6) top *= 2.0;
   TradeoffCurve curve;
@@ -262,12 +264,12 @@ Status cancelledTradeoff() { return Status::cancelled("the exact trade-off compu
 bool isCancelled(const ExactOptions& o) { return o.cancel && o.cancel->load(std::memory_order_relaxed); }
 
 // The four curves of one composed run.
-Result<DirectionalTradeoffs> directionsOf(const pld::ComposedRun& run, std::span<const double> typeOne) {
+Result<DirectionalTradeoffs> directionsOf(const pld::ComposedRun& composed, std::span<const double> typeOne) {
   auto curve = [&](const pld::DiscretePld& forward, const pld::DiscretePld& reverse) -> Result<TradeoffCurve> {
     DPX_ASSIGN_OR_RETURN(std::vector<double> y, pld::tradeoffOf(forward, reverse, typeOne));
     return TradeoffCurve{std::vector<double>(typeOne.begin(), typeOne.end()), std::move(y)};
   };
-  run.tabulate();  // side by side, before the curves read δ at every grid loss
+  const pld::ComposedRun run = composed.tabulated();  // side by side: the curves read δ at every grid loss
   DirectionalTradeoffs d;
   d.discretisation = run.interval;
   DPX_ASSIGN_OR_RETURN(d.addPessimistic, curve(run.add[0], run.remove[0]));

@@ -257,24 +257,27 @@ DiscretePld DiscretePld::profileOnly(double interval, std::int64_t firstIndex, s
 // half spectrum Z_0 … Z_{n/2}). Their tail sums are geometric in ω^k:
 //   Σ_{i=j}^{W−1} x_i           = Re Σ_k c_k (ω^{kj} − ω^{kW}) / (1 − ω^k),
 //   Σ_{i=j}^{W−1} x_i e^{−(i−j)Δ} = Re Σ_k c_k ω^{kj} (1 − e^{−(W−j)Δ} ω^{k(W−j)}) / (1 − e^{−Δ}ω^k),
-// and at k = 0 (W − j)·c_0 and c_0 (1 − e^{−(W−j)Δ})/(1 − e^{−Δ}). Each term is O(|Z_k|/k), so the
-// sums carry ~1e−16·Σ|Z_k|/k ≈ 1e−15 of round-off, below the ~1e−12 an inverse transform leaves.
+// and at k = 0 (W − j)·c_0 and c_0 (1 − e^{−(W−j)Δ})/(1 − e^{−Δ}). Each term is at most
+// ~2|Z_k|/k (|1 − ω^k| ≥ 4k/n), so the sums carry ~1e−16·Σ|Z_k|/k ≈ 1e−15 of round-off, below
+// the ~1e−12 an inverse transform leaves; frequencies with |Z_k| under 1e−17·|Z_0| over their
+// number change them by less than 2e−17 together and are left out of the sums (most of the
+// survivors of the K-th power: |Z_k| falls like a Gaussian in k).
 struct DiscretePld::Spectrum {
   std::size_t n = 0;  // transform size, and the threads it was composed with: the tables
-  int threads = 1;    // tabulate() makes are the ones an inverse right after composition gives
+  int threads = 1;    // tables() makes are the ones an inverse right after composition gives
   std::size_t start = 0;
   std::size_t points = 0;
   double interval = 0.0;
   double constant = 0.0;                         // c_0
-  std::vector<std::size_t> frequency;            // k ≥ 1 with Z_k ≠ 0
-  std::vector<std::complex<double>> raw;         // Z_0 and those Z_k, as the composition left them
+  std::vector<std::size_t> frequency;            // k ≥ 1 in the sums
   std::vector<std::complex<double>> sumWeight;   // c_k / (1 − ω^k)
   std::vector<std::complex<double>> tiltWeight;  // c_k / (1 − e^{−Δ}ω^k)
   std::vector<std::complex<double>> end;         // ω^{kW}
+  // Every k with Z_k ≠ 0 (Z_0 first) and Z_k as the composition left them: the inverse.
+  std::vector<std::size_t> rawFrequency;
+  std::vector<std::complex<double>> raw;
   std::once_flag tabulated;
-  std::atomic<bool> ready{false};
-  std::shared_ptr<double[]> suffix;
-  std::shared_ptr<double[]> tilted;
+  DiscretePld tables;  // profileOnly, once made
 
   Tails tails(std::size_t j) const {
     const std::size_t rest = points - j;
@@ -312,12 +315,10 @@ DiscretePld DiscretePld::spectral(double interval, std::int64_t firstIndex, std:
   return pld;
 }
 
-bool DiscretePld::readsSpectrum() const { return m_spectrum && !m_spectrum->ready.load(std::memory_order_acquire); }
-
-void DiscretePld::tabulate() const {
-  if (!m_spectrum) return;
+const DiscretePld& DiscretePld::tables() const {
+  if (!m_spectrum) return *this;
   Spectrum& s = *m_spectrum;
-  std::call_once(s.tabulated, [&s] {
+  std::call_once(s.tabulated, [this, &s] {
     const RealTransform transform(s.n, s.threads);
     const std::size_t half = s.n / 2 + 1;
     RealBuffer real = realBuffer(2 * half);
@@ -325,24 +326,17 @@ void DiscretePld::tabulate() const {
     std::complex<double>* z =
         transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
     std::fill(z, z + half, std::complex<double>(0.0, 0.0));
-    z[0] = s.raw[0];
-    for (std::size_t f = 0; f < s.frequency.size(); ++f) z[s.frequency[f]] = s.raw[f + 1];
+    for (std::size_t f = 0; f < s.rawFrequency.size(); ++f) z[s.rawFrequency[f]] = s.raw[f];
     transform.inverse(z, real.get());
     compactWindow(real.get(), s.n, s.start, s.points);
-    std::shared_ptr<double[]> tilted(new double[s.points + 1]);
-    fillTables(real.get(), s.points, s.interval, real.get(), tilted.get());
-    s.suffix = std::shared_ptr<double[]>(real.release(), numerics::FftwFree{});
-    s.tilted = std::move(tilted);
-    s.ready.store(true, std::memory_order_release);
+    s.tables = profileOnly(m_interval, m_firstIndex, std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}),
+                           s.points, m_infinityMass, m_deltaSlack);
   });
+  return s.tables;
 }
 
 DiscretePld::Tails DiscretePld::tailsAt(std::size_t j) const {
-  if (m_spectrum) {
-    const Spectrum& s = *m_spectrum;
-    if (s.ready.load(std::memory_order_acquire)) return {s.suffix[j], s.tilted[j]};
-    return s.tails(j);
-  }
+  if (m_spectrum) return m_spectrum->tails(j);
   return {m_suffix[j], m_tilted[j]};
 }
 
@@ -524,15 +518,13 @@ Result<std::vector<double>> tradeoffOf(const DiscretePld& pld, const DiscretePld
   if (pld.interval() != reverse.interval()) {
     return Status::invalidArgument("the two directions of a trade-off must share the loss grid");
   }
-  pld.tabulate();
-  reverse.tabulate();
   std::vector<std::size_t> ascending(typeOne.size());
   for (std::size_t k = 0; k < ascending.size(); ++k) ascending[k] = k;
   std::stable_sort(ascending.begin(), ascending.end(),
                    [&](std::size_t a, std::size_t b) { return typeOne[a] < typeOne[b]; });
   std::vector<double> y(typeOne.size(), 0.0);
-  const ProfileLines forward = profileLines(pld);
-  const ProfileLines backward = profileLines(reverse);
+  const ProfileLines forward = profileLines(pld.tables());  // δ at every grid loss ≥ 0
+  const ProfileLines backward = profileLines(reverse.tables());
   maximiseOver(upperEnvelope(flatLines(forward)), typeOne, ascending, y);
   maximiseOver(upperEnvelope(steepLines(backward)), typeOne, ascending, y);
   for (std::size_t k = 0; k < y.size(); ++k) {
@@ -1108,7 +1100,10 @@ std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>
   const double scale = 1.0 / static_cast<double>(n);
   s->constant = z[0].real() * scale;
   s->raw.reserve(count + 1);
+  s->rawFrequency.reserve(count + 1);
   s->raw.push_back(z[0]);
+  s->rawFrequency.push_back(0);
+  const double negligible = 1e-17 * std::abs(z[0]) / static_cast<double>(std::max<std::size_t>(count, 1));
   s->frequency.reserve(count);
   s->sumWeight.reserve(count);
   s->tiltWeight.reserve(count);
@@ -1126,8 +1121,10 @@ std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>
       continue;
     }
     if (z[k] == 0.0) continue;
-    s->frequency.push_back(k);
+    s->rawFrequency.push_back(k);
     s->raw.push_back(z[k]);
+    if (std::abs(z[k]) < negligible) continue;
+    s->frequency.push_back(k);
     const bool nyquist = 2 * k == n;  // the real inverse reads its real part once
     const std::complex<double> value = nyquist ? std::complex<double>(z[k].real(), 0.0) : 2.0 * z[k];
     const std::complex<double> c = value * root(k, start) * scale;
@@ -1206,7 +1203,7 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     info->fftSize = n;
     info->windowPoints = static_cast<std::size_t>(plan.window.points());
     info->truncatedMass = tau;
-    info->fftFromWisdom = transform.fromWisdom();
+    info->fftFromWisdom = transform.forwardFromWisdom();  // and the inverse's, if one is made
   }
   const auto points = static_cast<std::size_t>(window.points());
   const std::size_t start = circularPosition(window.lo, offset, n);
@@ -1221,6 +1218,7 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
   product.reset();
   transform.inverse(spectrum, real.get());
+  if (info) info->fftFromWisdom = transform.fromWisdom();
   if (control.cancelled()) return cancelledStatus();
   control.report(1.0);
   if (kept == KeptLosses::kNonNegative) {
@@ -1487,19 +1485,34 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   return run;
 }
 
-void ComposedRun::tabulate() const {
-  const DiscretePld* plds[] = {&remove[0], &remove[1], &add[0], &add[1]};
-  std::size_t largest = 0;
-  for (const DiscretePld* p : plds) {
-    if (p->readsSpectrum()) largest = std::max(largest, info.fftSize);
-  }
-  if (largest == 0) return;
-  // Side by side as the run was composed (copies share a spectrum: tabulated once).
-  if (largest <= kParallelJobsMaximumSize) {
-    parallelFor(std::size_t{0}, std::size(plds), [&](std::size_t k) { plds[k]->tabulate(); });
+namespace {
+
+// Each PLD replaced by its tables, side by side as the run was composed (copies share a
+// spectrum: its tables are made once).
+void replaceByTables(std::span<DiscretePld* const> plds, std::size_t fftSize) {
+  auto tabulate = [&](std::size_t k) { *plds[k] = plds[k]->tables(); };
+  if (fftSize <= kParallelJobsMaximumSize) {
+    parallelFor(std::size_t{0}, plds.size(), tabulate);
   } else {
-    for (const DiscretePld* p : plds) p->tabulate();
+    for (std::size_t k = 0; k < plds.size(); ++k) tabulate(k);
   }
+}
+
+}  // namespace
+
+ComposedRun ComposedRun::tabulated() const {
+  ComposedRun out = *this;
+  DiscretePld* const plds[] = {&out.remove[0], &out.remove[1], &out.add[0], &out.add[1]};
+  replaceByTables(plds, info.fftSize);
+  return out;
+}
+
+ComposedRun ComposedRun::tabulated(Estimate only) const {
+  ComposedRun out = *this;
+  const int e = only == Estimate::kPessimistic ? 0 : 1;
+  DiscretePld* const plds[] = {&out.remove[e], &out.add[e]};
+  replaceByTables(plds, info.fftSize);
+  return out;
 }
 
 }  // namespace dpx::core::accounting::pld

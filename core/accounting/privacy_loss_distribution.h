@@ -96,18 +96,16 @@ class DiscretePld {
   // frequencies whose K-th power a double still holds, a few hundred of the transform's n/2 + 1
   // at K ≥ 10³ and fine grids. δ(ε) reads the tail sums Σ_{i≥j} ω_i and Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}
   // as closed-form geometric sums over those frequencies, O(frequencies) each, with no inverse
-  // transform. tabulate() makes the inverse transform and the profileOnly tables once (for
-  // callers that read δ at thousands of losses); δ reads the tables from then on.
+  // transform; δ and ε always come from the spectrum, whatever was asked of the PLD before.
   struct Spectrum;
   static DiscretePld spectral(double interval, std::int64_t firstIndex, std::shared_ptr<Spectrum> spectrum,
                               double infinityMass, double deltaSlack);
-  // Whether δ is read from a spectrum (not yet tabulated).
-  bool readsSpectrum() const;
-  // Makes the tables of a spectral PLD (thread-safe, once; nothing for the others): the inverse
-  // transform the composition skipped, on the same transform, so the tables are those of a
-  // profileOnly PLD. They clamp the inverse's negative round-off to 0, which biases δ up by up to
-  // ~1e−11 at K = 10⁶ (the spectral sums carry ~1e−15 of their own).
-  void tabulate() const;
+  bool keepsSpectrum() const { return m_spectrum != nullptr; }
+  // The same PLD with δ's tables, for callers that read δ at thousands of losses: the inverse
+  // transform the composition skipped, made once (thread-safe) and shared by copies; the PLD
+  // itself for the others. The tables clamp the inverse's negative round-off to 0, which biases
+  // δ up by up to ~1e−11 at K = 10⁶ against the spectrum's (whose sums carry ~1e−15).
+  const DiscretePld& tables() const;
 
   double interval() const { return m_interval; }
   std::int64_t firstIndex() const { return m_firstIndex; }
@@ -220,7 +218,7 @@ struct GaussianSegment {
 
 // The composed PLDs of a run, one per direction and estimate. Each keeps its losses ≥ 0 only:
 // δ(ε) and ε(δ) at ε ≥ 0 and the trade-off curves read nothing below; a long run's keep their
-// spectra (DiscretePld::spectral) until tabulated.
+// spectra (DiscretePld::spectral).
 struct ComposedRun {
   double interval = 0.0;
   double tau = 0.0;
@@ -231,9 +229,11 @@ struct ComposedRun {
   double deltaLower(double epsilon) const;
   Result<double> epsilonUpper(double delta) const;
   Result<double> epsilonLower(double delta) const;
-  // Tabulates the spectral PLDs (side by side): before reading δ at many losses (trade-off
-  // curves, profiles, risk calibration). A few ε or δ queries need not.
-  void tabulate() const;
+  // The run with the tables of its spectral PLDs (DiscretePld::tables, made side by side), for
+  // reading δ at many losses (trade-off curves, profiles, risk calibration); a few ε or δ
+  // queries need not. With `only`, the PLDs of that estimate alone.
+  ComposedRun tabulated() const;
+  ComposedRun tabulated(Estimate only) const;
 };
 
 // The truncation mass of one step composed `count` times into a run truncated at `tau`: τ/(4K)

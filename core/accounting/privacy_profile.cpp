@@ -61,8 +61,7 @@ Result<std::vector<ProfileCurve>> pldProfiles(const Params& params, std::span<co
   if (control.cancel) exact.cancel = control.cancel;
   if (control.progress) exact.progress = [&control](double f) { control.report(0.1 + 0.85 * f); };
   DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, exact));
-  const pld::ComposedRun& run = *r.run;
-  run.tabulate();
+  const pld::ComposedRun run = r.run->tabulated();  // δ on the whole grid
   std::vector<ProfileCurve> curves;
   curves.push_back(curveFrom("pld", "pld upper", BoundKind::kUpper, grid,
                              [&](double e) -> Result<double> { return run.deltaUpper(e); }));

@@ -101,8 +101,9 @@ double advantageFpr(const pld::ComposedRun& run) {
 
 double pldTradeoffAt(const pld::ComposedRun& run, bool pessimistic, double typeOne) {
   const double x = std::clamp(typeOne, 0.0, 1.0);
-  run.tabulate();  // the line suprema read δ at a few hundred losses
-  const Profile profile(run, pessimistic);
+  // The line suprema read δ at a few hundred losses: from the tables.
+  const pld::ComposedRun tables = run.tabulated(pessimistic ? pld::Estimate::kPessimistic : pld::Estimate::kOptimistic);
+  const Profile profile(tables, pessimistic);
   const double f = std::max({0.0, lineSupremum(profile, &firstLine, x), lineSupremum(profile, &secondLine, x)});
   return std::min(f, 1.0 - x);
 }

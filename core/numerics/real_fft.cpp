@@ -176,6 +176,8 @@ RealTransform::RealTransform(std::size_t n, int threads) : m_n(n), m_threads(thr
 
 RealTransform::~RealTransform() = default;
 
+bool RealTransform::forwardFromWisdom() const { return m_fftw && m_fftw->forwardFromWisdom; }
+
 bool RealTransform::fromWisdom() const {
   return m_fftw && m_fftw->forwardFromWisdom && m_fftw->inverseFromWisdom.load();
 }
