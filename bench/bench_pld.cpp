@@ -49,10 +49,12 @@ void fixedGridCase(double interval, long steps, bool bracket) {
   const char* plan = run->info.fftSize < numerics::kFftwMinimumSize ? "kissfft"
                      : run->info.fftFromWisdom                      ? "wisdom"
                                                                     : "estimate";
+  // Whether the run kept its spectra (no inverse transform) or made its tables.
+  const char* kept = run->remove[0].keepsSpectrum() ? "spectra" : "tables";
   std::printf(
-      "  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu %-8s  peak %4ld "
-      "MiB\n",
-      interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize, plan,
+      "  Δ=%-6g K=%-8ld eps_upper=%-11.7f eps_lower=%-11.7f  cold %7.1f ms  warm %7.1f ms  fft %8zu %-8s %-7s  peak "
+      "%4ld MiB\n",
+      interval, steps, *run->epsilonUpper(1e-5), *run->epsilonLower(1e-5), cold, warm[2], run->info.fftSize, plan, kept,
       peakMiB());
 }
 
