@@ -66,6 +66,8 @@ ShuffleMaxStatistic::ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoc
   const double share = static_cast<double>(visibleSteps) / static_cast<double>(stepsPerEpoch);
   m_logVisibleShare = std::log(share);
   m_logHiddenShare = visibleSteps >= stepsPerEpoch ? -kInf : std::log1p(-share);
+  m_visibleShare = std::exp(m_logVisibleShare);
+  m_hiddenShare = m_logHiddenShare == -kInf ? 0.0 : std::exp(m_logHiddenShare);
   // Q's lower tail and P's upper tail bound both distributions' tails (P is shifted up).
   double lo = -2.0 - 60.0 * sigma;
   double hi = 3.0 + 60.0 * sigma;
@@ -73,32 +75,47 @@ ShuffleMaxStatistic::ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoc
   m_upperEnd = bisect([&](double c) { return kLogTailMass - logSf(c, true); }, lo, hi);
 }
 
+ShuffleMaxStatistic::NormalAt ShuffleMaxStatistic::normalAt(double x) {
+  // Above 0, log Φ(x) = log(1 − Φ(−x)): logNormalCdf's own formula there, from the Φ(−x) the
+  // upper tails need anyway.
+  if (x >= 0.0) {
+    const double complement = numerics::normalCdf(-x);
+    return {x, std::log1p(-complement), complement};
+  }
+  return {x, numerics::logNormalCdf(x), std::numeric_limits<double>::quiet_NaN()};
+}
+
+double ShuffleMaxStatistic::NormalAt::upper() {
+  if (std::isnan(complement)) complement = numerics::normalCdf(-x);
+  return complement;
+}
+
 double ShuffleMaxStatistic::logCdf(double c, bool underP) const {
   if (c == kInf) return 0.0;
   if (c == -kInf) return -kInf;
-  const double z = c / m_sigma;
-  return logCdfAt(c, z, numerics::logNormalCdf(z), underP);
+  NormalAt base = normalAt(c / m_sigma);
+  return logCdfAt(c, base, underP);
 }
 
+// Both at every cut of a slicing: the T − 1 batches without the record are alike under P and Q,
+// so Φ at c/σ (and its complement) is evaluated once for both.
 void ShuffleMaxStatistic::logCdfBoth(double c, double& underP, double& underQ) const {
-  const double z = c / m_sigma;
-  const double logPhiZ = numerics::logNormalCdf(z);  // the T − 1 batches without the record: P and Q alike
-  underP = logCdfAt(c, z, logPhiZ, true);
-  underQ = logCdfAt(c, z, logPhiZ, false);
+  NormalAt base = normalAt(c / m_sigma);
+  underP = logCdfAt(c, base, true);
+  underQ = logCdfAt(c, base, false);
 }
 
-double ShuffleMaxStatistic::logCdfAt(double c, double z, double logPhiZ, bool underP) const {
+double ShuffleMaxStatistic::logCdfAt(double c, NormalAt& base, bool underP) const {
   const double shift = underP ? 2.0 : 1.0;
-  const double zRecord = (c - shift) / m_sigma;
+  NormalAt record = normalAt((c - shift) / m_sigma);
   // log(w·Φ(zRecord) + (1 − w)·Φ(z)): the batch holding the record is run with probability w.
-  double mix = numerics::logAddExp(m_logVisibleShare + numerics::logNormalCdf(zRecord), m_logHiddenShare + logPhiZ);
+  double mix = numerics::logAddExp(m_logVisibleShare + record.logCdf, m_logHiddenShare + base.logCdf);
   if (mix > -0.5) {
     // Near 1, from the upper tails, so P(max > c) keeps its digits far out.
-    const double tail = std::exp(m_logVisibleShare) * numerics::normalCdf(-zRecord) +
-                        (m_logHiddenShare == -kInf ? 0.0 : std::exp(m_logHiddenShare) * numerics::normalCdf(-z));
+    const double tail = m_visibleShare * record.upper() + (m_hiddenShare == 0.0 ? 0.0 : m_hiddenShare * base.upper());
     mix = std::log1p(-tail);
   }
-  return (m_visible - 1.0) * logPhiZ + mix;
+  return (m_visible - 1.0) * base.logCdf + mix;
 }
 
 double ShuffleMaxStatistic::logSf(double c, bool underP) const {
@@ -143,10 +160,11 @@ struct LossAtom {
 };
 
 // The statistic's slices as (loss, P-mass), in increasing loss; slices lighter than ~1e−30 under P
-// are dropped (an under-count of δ). Neighbouring slices share a cut, so the log-CDF is evaluated
-// once per cut and distribution (in parallel: 2 × 50 001 evaluations of a mixture of normal CDFs)
-// and each slice's mass is formed from its two cuts exactly as ShuffleMaxStatistic::logMass forms
-// it.
+// are dropped (an under-count of δ). Neighbouring slices share a cut, so the log-CDF (and, in the
+// upper half, the log-survival) is evaluated once per cut and distribution (in parallel: 2 × 50 001
+// evaluations of a mixture of normal CDFs) and each slice's mass is formed from its two cuts
+// exactly as ShuffleMaxStatistic::logMass forms it. An ε-vs-K curve slices a new unfinished pass
+// at almost every K.
 Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& statistic, const ShuffleSlicing& cuts,
                                                 const std::atomic<bool>* cancel) {
   if (!(cuts.hi > cuts.lo) || cuts.count < 1)
@@ -163,21 +181,43 @@ Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& stati
     }
   });
   if (cancelled()) return Status::cancelled("the shuffle lower bound was cancelled");
+  // log P(max > c) at the cuts whose slices read it, once per cut: the last cut (the slice above
+  // hi) and the cuts of slices whose upper cut lies in the upper half (their masses come from
+  // the tails).
+  const double logHalf = std::log(0.5);
   const auto logSfOf = [](double logCdf) { return logCdf >= 0.0 ? -kInf : numerics::log1mExp(logCdf); };
-  // logMass(a, b) of the slice between cuts j and j + 1 (j = −1: below lo; j = count: above hi).
-  const auto logMass = [&](std::int64_t j, const std::vector<double>& logCdf) {
-    if (j == cuts.count) return logSfOf(logCdf[static_cast<std::size_t>(j)]);
-    const double upper = logCdf[static_cast<std::size_t>(j + 1)];
-    const double lower = j < 0 ? -kInf : logCdf[static_cast<std::size_t>(j)];
-    if (upper < std::log(0.5)) return numerics::logSubExp(upper, lower);
-    return numerics::logSubExp(logSfOf(lower), logSfOf(upper));
+  std::vector<double> logSfP(cutCount, kInf), logSfQ(cutCount, kInf);
+  const auto sfNeeded = [&](const std::vector<double>& logCdf, std::size_t j) {
+    return j + 1 == cutCount || logCdf[j] >= logHalf || logCdf[j + 1] >= logHalf;
   };
+  parallelFor(tbb::blocked_range<std::size_t>(0, cutCount, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t j = r.begin(); j != r.end(); ++j) {
+      if (sfNeeded(logCdfP, j)) logSfP[j] = logSfOf(logCdfP[j]);
+      if (sfNeeded(logCdfQ, j)) logSfQ[j] = logSfOf(logCdfQ[j]);
+    }
+  });
+  // logMass(a, b) of the slice between cuts j and j + 1 (j = −1: below lo; j = count: above hi).
+  const auto logMass = [&](std::int64_t j, const std::vector<double>& logCdf, const std::vector<double>& logSf) {
+    const auto at = [](const std::vector<double>& v, std::int64_t k) { return v[static_cast<std::size_t>(k)]; };
+    if (j == cuts.count) return at(logSf, j);
+    const double upper = at(logCdf, j + 1);
+    if (upper < logHalf) return numerics::logSubExp(upper, j < 0 ? -kInf : at(logCdf, j));
+    return numerics::logSubExp(j < 0 ? 0.0 : at(logSf, j), at(logSf, j + 1));
+  };
+  // Slice j + 1 of the vector is the slice above cut j; a dropped slice keeps mass 0 (a kept one
+  // holds more than e^{−69}).
+  std::vector<LossAtom> slices(cutCount + 1, LossAtom{0.0, 0.0});
+  parallelFor(tbb::blocked_range<std::size_t>(0, cutCount + 1, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k) {
+      const std::int64_t j = static_cast<std::int64_t>(k) - 1;
+      const double logP = logMass(j, logCdfP, logSfP);
+      if (logP > kLogNegligibleMass) slices[k] = {logP - logMass(j, logCdfQ, logSfQ), std::exp(logP)};
+    }
+  });
   std::vector<LossAtom> atoms;
   atoms.reserve(cutCount + 1);
-  for (std::int64_t j = -1; j <= cuts.count; ++j) {
-    const double logP = logMass(j, logCdfP);
-    if (!(logP > kLogNegligibleMass)) continue;
-    atoms.push_back({logP - logMass(j, logCdfQ), std::exp(logP)});
+  for (const LossAtom& slice : slices) {
+    if (slice.mass > 0.0) atoms.push_back(slice);
   }
   if (atoms.empty()) return Status::numericalIssue("the shuffle statistic has no slice with mass under P");
   std::sort(atoms.begin(), atoms.end(), [](const LossAtom& x, const LossAtom& y) { return x.loss < y.loss; });

@@ -49,12 +49,22 @@ class ShuffleMaxStatistic {
   std::int64_t stepsPerEpoch() const { return m_stepsPerEpoch; }
 
  private:
-  double logCdfAt(double c, double z, double logPhiZ, bool underP) const;
+  // Φ at one point as log Φ(x), with Φ(−x) from the same erfc where x ≥ 0 (found on demand below).
+  struct NormalAt {
+    double x;
+    double logCdf;
+    double complement;  // Φ(−x); NaN until asked for when x < 0
+    double upper();
+  };
+  static NormalAt normalAt(double x);
+  double logCdfAt(double c, NormalAt& base, bool underP) const;
   double m_sigma;
   double m_visible;
   std::int64_t m_stepsPerEpoch;
   double m_logVisibleShare;  // log(r/T)
   double m_logHiddenShare;   // log(1 − r/T), −∞ for a whole pass
+  double m_visibleShare;     // e^{m_logVisibleShare}
+  double m_hiddenShare;      // e^{m_logHiddenShare}, 0 for a whole pass
   double m_lowerEnd = 0.0, m_upperEnd = 0.0;
 };
 
