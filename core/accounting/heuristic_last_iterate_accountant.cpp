@@ -53,6 +53,11 @@ struct Mixture {
   double z0 = 0.0;                   // where the privacy loss is 0
   double logWMax = 0.0;              // the largest log w_i
   std::vector<double> relW;          // w_i / max w (0 where that underflows)
+  // The binomial's atoms whose masses are exact (log-concave in their index, on an even spacing):
+  // all kept atoms but the first and last, which carry a folded tail or a shorter group.
+  std::size_t interiorBegin = 0;
+  std::size_t interiorEnd = 0;
+  std::size_t interiorMode = 0;  // the heaviest of them
 };
 
 // Bernoulli relative entropy KL(x‖q): T·KL(k/T‖q) is the Chernoff exponent of P(K ≥ k), k ≥ Tq
@@ -112,8 +117,14 @@ Result<Support> keptSupport(double q, std::int64_t steps) {
   return out;
 }
 
-void finishMixture(Mixture& m, std::size_t coreEnd) {
+void finishMixture(Mixture& m, std::size_t coreBegin, std::size_t coreEnd) {
   m.topCore = m.a[coreEnd - 1];
+  m.interiorBegin = std::min(coreBegin + 1, coreEnd);
+  m.interiorEnd = std::max(m.interiorBegin, coreEnd - 1);
+  m.interiorMode = m.interiorBegin;
+  for (std::size_t i = m.interiorBegin; i < m.interiorEnd; ++i) {
+    if (m.logW[i] > m.logW[m.interiorMode]) m.interiorMode = i;
+  }
   m.logWMax = *std::max_element(m.logW.begin(), m.logW.end());
   m.relW.resize(m.logW.size());
   for (std::size_t i = 0; i < m.logW.size(); ++i) m.relW[i] = std::exp(m.logW[i] - m.logWMax);
@@ -143,6 +154,7 @@ Mixture buildMixture(double q, std::int64_t steps, double sigma, std::int64_t wi
     m.a.push_back(0.0);
     m.logW.push_back(support.logLowerTail);
   }
+  const std::size_t coreBegin = m.a.size();
   const double odds = q < 1.0 ? q / (1.0 - q) : 0.0;
   double logFirst = q < 1.0 ? numerics::logBinomial(t, double(support.lo)) + support.lo * std::log(q) +
                                   (t - support.lo) * std::log1p(-q)
@@ -167,7 +179,7 @@ Mixture buildMixture(double q, std::int64_t steps, double sigma, std::int64_t wi
     m.logW.push_back(support.logUpperTail);
     m.logTopFold = support.logUpperTail;
   }
-  finishMixture(m, coreEnd);
+  finishMixture(m, coreBegin, coreEnd);
   return m;
 }
 
@@ -209,20 +221,35 @@ struct LogSum {
   double value() const { return best == -kInf ? -kInf : best + std::log(sum); }
 };
 
-// Σ w_i Φ(a_i − z) over the atoms from `first` in steps of `step` (+1 from the bottom, −1 from
-// the top, so Φ only falls along the way), in units of the largest weight: one erfc per atom, no
-// logarithm or exponential. An atom whose weight times the last Φ is below 1e−18 of the sum so
-// far is skipped unevaluated. 0 when every term underflows (then log space is needed).
+// Σ w_i Φ(±(a_i − z)) (+ for the upper tail), in units of the largest weight: one erfc per atom
+// evaluated, no logarithm or exponential. 0 when every term underflows (then log space is needed).
+// The interior atoms' terms are log-concave in their index (a log-concave mass times the
+// log-concave Φ of an evenly spaced argument), so they are summed outward from the heaviest atom
+// and each side stops at the first term that has fallen below 1e−18 of the sum so far while
+// falling (the rest are smaller still). At the roots this skips about one erfc in eight. The
+// atoms around them (folded tails, a shorter last group) are always summed.
 template <bool kUpper>
 double linearTail(const Mixture& m, double z) {
+  const auto term = [&](std::size_t i) { return m.relW[i] * numerics::normalCdf(kUpper ? m.a[i] - z : z - m.a[i]); };
   double sum = 0.0;
-  double bound = 1.0;
-  const std::size_t count = m.a.size();
-  for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t i = kUpper ? count - 1 - k : k;
-    if (m.relW[i] * bound < 1e-18 * sum) continue;
-    bound = numerics::normalCdf(kUpper ? m.a[i] - z : z - m.a[i]);
-    sum += m.relW[i] * bound;
+  for (std::size_t i = 0; i < m.interiorBegin; ++i) sum += term(i);
+  for (std::size_t i = m.interiorEnd; i < m.a.size(); ++i) sum += term(i);
+  if (m.interiorBegin == m.interiorEnd) return sum;
+  const double atMode = term(m.interiorMode);
+  sum += atMode;
+  double previous = atMode;
+  for (std::size_t i = m.interiorMode + 1; i < m.interiorEnd; ++i) {
+    const double t = term(i);
+    sum += t;
+    if (t < previous && t < 1e-18 * sum) break;
+    previous = t;
+  }
+  previous = atMode;
+  for (std::size_t i = m.interiorMode; i-- > m.interiorBegin;) {
+    const double t = term(i);
+    sum += t;
+    if (t < previous && t < 1e-18 * sum) break;
+    previous = t;
   }
   return sum;
 }
