@@ -78,6 +78,7 @@ ShuffleMaxStatistic::ShuffleMaxStatistic(double sigma, std::int64_t stepsPerEpoc
 ShuffleMaxStatistic::NormalAt ShuffleMaxStatistic::normalAt(double x) {
   // Above 0, log Φ(x) = log(1 − Φ(−x)): logNormalCdf's own formula there, from the Φ(−x) the
   // upper tails need anyway.
+  if (x == kInf) return {x, 0.0, 0.0};
   if (x >= 0.0) {
     const double complement = numerics::normalCdf(-x);
     return {x, std::log1p(-complement), complement};
@@ -187,8 +188,9 @@ Result<std::vector<LossAtom>> computeSliceAtoms(const ShuffleMaxStatistic& stati
   const double logHalf = std::log(0.5);
   const auto logSfOf = [](double logCdf) { return logCdf >= 0.0 ? -kInf : numerics::log1mExp(logCdf); };
   std::vector<double> logSfP(cutCount, kInf), logSfQ(cutCount, kInf);
+  // Written as the negation of logMass's "upper < logHalf", so the two agree even on a NaN.
   const auto sfNeeded = [&](const std::vector<double>& logCdf, std::size_t j) {
-    return j + 1 == cutCount || logCdf[j] >= logHalf || logCdf[j + 1] >= logHalf;
+    return j + 1 == cutCount || !(logCdf[j] < logHalf) || !(logCdf[j + 1] < logHalf);
   };
   parallelFor(tbb::blocked_range<std::size_t>(0, cutCount, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t j = r.begin(); j != r.end(); ++j) {
