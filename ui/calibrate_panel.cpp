@@ -46,6 +46,7 @@ CalibrationRow calibrateOne(const core::accounting::Accountant& accountant, cons
   options.exact.cancel = &cancel;
   CalibrationRow row;
   row.id = std::string(accountant.id());
+  row.estimate = accountant.boundKind() == core::accounting::BoundKind::kEstimate;
   auto c = core::accounting::calibrateSigma(accountant, params, goal, options);
   if (c) {
     row.sigma = c->sigma;
@@ -328,8 +329,9 @@ void CalibratePanel::showRows(const std::vector<CalibrationRow>& rows) {
   // A reason in place of ε is elided (its tooltip has it whole): the dock is narrow.
   m_table->setColumnWidth(kEpsilonColumn, std::min(m_table->columnWidth(kEpsilonColumn), 70));
   m_table->setColumnWidth(kApplyColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("Apply")) + 20);
-  m_status->setText(QStringLiteral("σ values certify ε ≤ %1 at δ = %2 (conservative)")
-                        .arg(number(m_target), number(m_model->lastValid().delta, 3)));
+  m_status->setText(
+      QStringLiteral("σ values certify ε ≤ %1 at δ = %2 (conservative; ≈ marks an estimate, which does not)")
+          .arg(number(m_target), number(m_model->lastValid().delta, 3)));
   Q_EMIT calibrated();
   maybeTrainAtEachSigma();
 }
@@ -339,7 +341,13 @@ void CalibratePanel::showRow(int row, const CalibrationRow& r) {
   m_table->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(r.id)));
   if (r.sigma) {
     m_table->setItem(row, kSigmaColumn, new QTableWidgetItem(number(*r.sigma)));
-    m_table->setItem(row, kEpsilonColumn, new QTableWidgetItem(number(r.epsilon)));
+    // An estimate's ε is marked ≈: its σ does not guarantee the target.
+    auto* epsilon = new QTableWidgetItem((r.estimate ? QStringLiteral("≈ ") : QString()) + number(r.epsilon));
+    if (r.estimate) {
+      epsilon->setToolTip(QStringLiteral("%1 estimates ε: its σ does not guarantee the target; an upper bound's does")
+                              .arg(QString::fromStdString(r.id)));
+    }
+    m_table->setItem(row, kEpsilonColumn, epsilon);
     auto* apply = new QPushButton(QStringLiteral("Apply"), m_table);
     apply->setObjectName(QStringLiteral("apply_%1").arg(QString::fromStdString(r.id)));
     apply->setToolTip(QStringLiteral("Set σ to %1 (undoable)").arg(number(*r.sigma)));

@@ -35,6 +35,7 @@ class TrainerPanel;
 // none.
 struct CalibrationRow {
   std::string id;
+  bool estimate = false;  // the accountant estimates ε: its σ does not guarantee the target
   std::optional<double> sigma;
   double epsilon = 0.0;
   std::string message;

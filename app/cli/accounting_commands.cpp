@@ -88,6 +88,11 @@ void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, co
     if (eps->epsilonUpper) json.field("epsilon_upper", *eps->epsilonUpper);
     if (eps->epsilonLower) json.field("epsilon_lower", *eps->epsilonLower);
     json.field("bound", boundKindName(eps->bound));
+    if (!eps->caveats.empty()) {
+      json.key("caveats").beginArray();
+      for (const std::string& c : eps->caveats) json.value(c);
+      json.endArray();
+    }
   } else {
     json.key("epsilon").null();
     json.field("delta", p.delta);
@@ -118,6 +123,7 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
       out << "; bracket [" << formatNumber(*eps->epsilonLower) << ", " << formatNumber(*eps->epsilonUpper) << "]";
     }
     out << ")\n";
+    for (const std::string& c : eps->caveats) out << "  caveat: " << c << "\n";
   } else {
     out << "  no ε: " << eps.status().message() << "\n";
   }
@@ -258,6 +264,14 @@ int commandDelta(const QStringList& args, Io& io) {
 
 namespace {
 
+// The commands that write CSV by default take --json or --csv, not both.
+Status oneOutputFormat(const AccountingInvocation& inv) {
+  if (inv.json && inv.parser.isSet(QStringLiteral("csv"))) {
+    return Status::invalidArgument("--json and --csv: choose one output format");
+  }
+  return Status::ok();
+}
+
 // --points of a curve: a whole number in [minimum, kMaxCurvePoints].
 Result<int> pointsOption(const QCommandLineParser& parser, int minimum) {
   DPX_ASSIGN_OR_RETURN(const double points, numberOption(parser, QStringLiteral("points")));
@@ -359,9 +373,7 @@ int commandCurve(const QStringList& args, Io& io) {
        {QStringLiteral("spacing"), QStringLiteral("linear (default) | log"), QStringLiteral("name")},
        {QStringLiteral("csv"), QStringLiteral("CSV output: header x,<id>,… (default)"), {}}}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
-  if (inv.json && inv.parser.isSet(QStringLiteral("csv"))) {
-    return fail(io, Status::invalidArgument("--json and --csv: choose one output format"));
-  }
+  if (Status s = oneOutputFormat(inv); !s.isOk()) return fail(io, s);
   const Result<CurveSpec> spec = curveSpecFromParser(inv.parser);
   if (!spec) return fail(io, spec.status());
   const Result<std::vector<double>> xs = curveAxisOf(*spec);
@@ -419,6 +431,7 @@ int commandTradeoff(const QStringList& args, Io& io) {
         QStringLiteral("P")},
        {QStringLiteral("csv"), QStringLiteral("CSV output x,y (default)"), {}}}};
   if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
+  if (Status s = oneOutputFormat(inv); !s.isOk()) return fail(io, s);
   const Result<int> points = inv.parser.isSet(QStringLiteral("points")) ? pointsOption(inv.parser, 3) : 200;
   if (!points) return fail(io, points.status());
   const Result<SourcedTradeoff> t = tradeoffFromFlags(inv, defaultTypeOneGrid(*points));
@@ -462,7 +475,8 @@ void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibrat
 int commandCalibrate(const QStringList& args, Io& io) {
   AccountingInvocation inv;
   const AccountingCommand command{
-      QStringLiteral("the smallest σ with ε(σ) ≤ target, or with attack risk ≤ target (pld) (conservative)"),
+      QStringLiteral("the smallest σ with ε(σ) ≤ target, or with attack risk ≤ target (pld); conservative for an "
+                     "upper bound (an estimate's σ is marked)"),
       AccountantChoice::kOne,
       calibrationTargetOptions(
           {QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E")})};
@@ -483,7 +497,14 @@ int commandCalibrate(const QStringList& args, Io& io) {
     writeCalibrationJson(io.out, a, *c, *target);
   } else {
     io.out << a.id() << ": σ = " << formatNumber(c->sigma) << " gives ε = " << formatNumber(c->epsilon.epsilon) << " ≤ "
-           << formatNumber(*target) << " at δ = " << formatNumber(c->epsilon.delta) << "\n";
+           << formatNumber(*target) << " at δ = " << formatNumber(c->epsilon.delta);
+    if (c->epsilon.bound != BoundKind::kUpper) io.out << " (" << boundKindName(c->epsilon.bound) << ")";
+    io.out << "\n";
+    if (c->epsilon.bound == BoundKind::kEstimate) {
+      io.out << "  " << a.id()
+             << "'s ε is an estimate, not a bound: the run's ε may exceed the target; an upper bound (rdp, pld) "
+                "guarantees it\n";
+    }
     if (c->atLowerLimit) io.out << "  (the target holds even at the smallest σ allowed)\n";
   }
   return kExitOk;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "accounting/rdp_conversion.h"
@@ -20,8 +21,8 @@ using core::Status;
 
 std::string toStd(const QString& text) { return text.toStdString(); }
 
-// What a numeric flag accepts, quoted when its value is not a number at all.
-std::string numberRequirement(const QString& flag) {
+// What a numeric flag's value must be; nothing for a flag that is not known to take a number.
+std::optional<std::string> knownNumberRequirement(const QString& flag) {
   for (const KnobInfo& info : core::knobInfos()) {
     if (flag == QLatin1String(info.key)) return core::knobRequirement(info);
   }
@@ -41,8 +42,11 @@ std::string numberRequirement(const QString& flag) {
       {QStringLiteral("accuracy"), "the relative bracket width must be a number in (0, 0.5]"},
   };
   if (auto it = kOthers.find(flag); it != kOthers.end()) return it->second;
-  return "must be a number";
+  return std::nullopt;
 }
+
+// What a numeric flag accepts, quoted when its value is not a number at all.
+std::string numberRequirement(const QString& flag) { return knownNumberRequirement(flag).value_or("must be a number"); }
 
 Result<double> parseNumber(const QString& flag, const QString& text) {
   const std::string s = text.trimmed().toStdString();
@@ -55,14 +59,20 @@ Result<double> parseNumber(const QString& flag, const QString& text) {
     return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) +
                                    "' is not a number: " + numberRequirement(flag));
   }
-  return value;
+  return value + 0.0;  // −0 is 0 (and is printed so)
 }
 
 Result<std::vector<double>> numberList(const QString& flag, const QString& text) {
   std::vector<double> values;
-  const QStringList parts = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
-  if (parts.isEmpty()) return Status::invalidArgument("--" + toStd(flag) + " needs a comma-separated list of numbers");
+  const QStringList parts = text.split(QLatin1Char(','));
+  if (text.trimmed().isEmpty()) {
+    return Status::invalidArgument("--" + toStd(flag) + " needs a comma-separated list of numbers");
+  }
   for (const QString& part : parts) {
+    if (part.trimmed().isEmpty()) {
+      return Status::invalidArgument("--" + toStd(flag) + " '" + toStd(text) +
+                                     "': an empty entry (a comma with no number beside it)");
+    }
     DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, part));
     values.push_back(value);
   }
@@ -80,9 +90,11 @@ void addOption(QCommandLineParser& parser, const QString& name, const QString& d
 void addKnobOptions(QCommandLineParser& parser) {
   for (const KnobInfo& info : core::knobInfos()) {
     const QString range = QString::fromStdString(core::knobRangeText(info));
+    // "noise multiplier σ", but "target δ" (the title already names its symbol).
+    const QString title = QString::fromUtf8(info.title);
+    const QString symbol = QString::fromUtf8(info.symbol);
     addOption(parser, QString::fromLatin1(info.key),
-              QString::fromUtf8(info.title) + QStringLiteral(" ") + QString::fromUtf8(info.symbol) +
-                  QStringLiteral(", in ") + range,
+              (title.endsWith(symbol) ? title : title + QStringLiteral(" ") + symbol) + QStringLiteral(", in ") + range,
               QStringLiteral("value"));
   }
   addOption(parser, QStringLiteral("epochs"), QStringLiteral("epochs E > 0; sets K = ceil(E*n/m)"),
@@ -112,13 +124,26 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
     static const QRegularExpression missing(QStringLiteral("^Missing value after '([^']*)'\\.?$"));
     static const QRegularExpression unexpected(QStringLiteral("^Unexpected value after '([^']*)'\\.?$"));
     if (auto m = unknown.match(text); m.hasMatch()) {
-      text = QStringLiteral("unknown option --%1 (see 'dpx %2 --help')")
-                 .arg(m.captured(1), QString::fromStdString(io.command));
+      // Qt drops the dashes: name the option as it was typed (-x stays -x).
+      QString typed = QStringLiteral("--") + m.captured(1);
+      for (const QString& arg : args) {
+        QString bare = arg.section(QLatin1Char('='), 0, 0);
+        if (!bare.startsWith(QLatin1Char('-'))) continue;
+        while (bare.startsWith(QLatin1Char('-'))) bare.remove(0, 1);
+        if (bare == m.captured(1)) {
+          typed = arg.section(QLatin1Char('='), 0, 0);
+          break;
+        }
+      }
+      text = QStringLiteral("unknown option %1 (see 'dpx %2 --help')").arg(typed, QString::fromStdString(io.command));
     } else if (auto m2 = missing.match(text); m2.hasMatch()) {
       QString flag = m2.captured(1);
       while (flag.startsWith(QLatin1Char('-'))) flag.remove(0, 1);
-      text =
-          QStringLiteral("%1 needs a value: %2").arg(m2.captured(1), QString::fromStdString(numberRequirement(flag)));
+      const std::optional<std::string> requirement = knownNumberRequirement(flag);
+      text = requirement
+                 ? QStringLiteral("%1 needs a value: %2").arg(m2.captured(1), QString::fromStdString(*requirement))
+                 : QStringLiteral("%1 needs a value (see 'dpx %2 --help')")
+                       .arg(m2.captured(1), QString::fromStdString(io.command));
     } else if (auto m3 = unexpected.match(text); m3.hasMatch()) {
       text = QStringLiteral("%1 takes no value").arg(m3.captured(1));
     }

@@ -114,7 +114,23 @@ void writePointJson(JsonWriter& json, const FrontierPoint& p) {
   } else {
     json.key("epsilon").null();
   }
-  json.field("epochs", p.epochs).field("steps", p.steps).field("sigma", p.sigma).field("eta", p.eta);
+  json.field("epochs", p.epochs);
+  // A point that failed before its calibration has no σ, η or steps (0 would read as "no noise").
+  if (p.steps > 0) {
+    json.field("steps", p.steps);
+  } else {
+    json.key("steps").null();
+  }
+  if (p.sigma > 0.0) {
+    json.field("sigma", p.sigma);
+  } else {
+    json.key("sigma").null();
+  }
+  if (p.eta > 0.0) {
+    json.field("eta", p.eta);
+  } else {
+    json.key("eta").null();
+  }
   if (p.ok()) {
     json.field("accuracy_mean", p.accuracyMean).field("accuracy_min", p.accuracyMin);
     json.field("accuracy_max", p.accuracyMax);
@@ -163,8 +179,10 @@ void writeCsv(std::ostream& out, const FrontierResult& r) {
   for (const FrontierSeries& s : r.series) {
     for (const FrontierPoint& p : s.points) {
       out << mechanismId(s.mechanism) << ',' << formatNumber(p.targetEpsilon) << ','
-          << (p.epsilon ? formatNumber(*p.epsilon) : std::string()) << ',' << formatNumber(p.epochs) << ',' << p.steps
-          << ',' << formatNumber(p.sigma) << ',' << formatNumber(p.eta) << ','
+          << (p.epsilon ? formatNumber(*p.epsilon) : std::string()) << ',' << formatNumber(p.epochs) << ','
+          << (p.steps > 0 ? std::to_string(p.steps) : std::string()) << ','
+          << (p.sigma > 0.0 ? formatNumber(p.sigma) : std::string()) << ','
+          << (p.eta > 0.0 ? formatNumber(p.eta) : std::string()) << ','
           << (p.ok() ? formatNumber(p.accuracyMean) : std::string()) << ','
           << (p.ok() ? formatNumber(p.accuracyMin) : std::string()) << ','
           << (p.ok() ? formatNumber(p.accuracyMax) : std::string()) << ',' << p.seeds << '\n';
@@ -183,7 +201,7 @@ void writeText(std::ostream& out, const std::string& data, const FrontierResult&
       std::ostringstream line;
       line << "  " << std::left << std::setw(10) << formatNumber(byEpsilon ? p.targetEpsilon : p.epochs, 4) << " "
            << std::setw(10) << (p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " " << std::setw(10)
-           << formatNumber(p.sigma, 4) << " ";
+           << (p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
       if (p.ok()) {
         line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
              << formatNumber(100 * p.accuracyMax, 4) << "%)";

@@ -167,6 +167,7 @@ namespace {
 
 void writeResolved(JsonWriter& json, const ResolvedRun& run) {
   json.field("accountant", run.accountant);
+  if (!run.accountant.empty()) json.field("bound", run.epsilonIsEstimate ? "estimate" : "upper");
   json.field("sigma", run.sigma)
       .field("eta", run.eta)
       .field("clip_norm", std::isfinite(run.clipNorm) ? run.clipNorm : 0.0);
@@ -270,7 +271,7 @@ int commandTrain(const QStringList& args, Io& io) {
            << formatNumber(100 * result->finalTrainAccuracy, 4) << "%, ";
     if (result->epsilon) {
       io.out << "ε = " << formatNumber(*result->epsilon) << " at δ = " << formatNumber(result->delta) << " ("
-             << result->run.accountant << ")";
+             << result->run.accountant << (result->run.epsilonIsEstimate ? ", an estimate" : "") << ")";
     } else {
       io.out << "not private";
     }

@@ -126,7 +126,8 @@ struct EpsilonResult {
   std::optional<Conversion> conversion;  // RDP accountants
   std::optional<double> epsilonUpper;    // bracket, `pld`
   std::optional<double> epsilonLower;
-  std::vector<NativeValue> native;  // values specific to this computation (pld: Δ used, …)
+  std::vector<NativeValue> native;   // values specific to this computation (pld: Δ used, …)
+  std::vector<std::string> caveats;  // what the number does not do that was asked of it, in words
 };
 
 struct TradeoffCurve {

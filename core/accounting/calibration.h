@@ -15,7 +15,9 @@ struct Calibration {
   bool atLowerLimit;      // the target is met even at the smallest σ allowed
 };
 
-// Smallest σ in [lo, hi] (to 1e−10 relative) with epsilonOf(σ) ≤ target, for ε decreasing in σ.
+// Smallest σ in [lo, hi] with epsilonOf(σ) ≤ target, for ε decreasing in σ: found to 1e−10,
+// then rounded up to the 10 significant digits every output prints (a printed σ typed back in
+// meets the target too).
 // Fails, naming the target and ε(hi), when even σ = hi is not private enough.
 Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult>(double)>& epsilonOf, double target,
                                         double lo, double hi);

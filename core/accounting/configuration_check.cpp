@@ -287,6 +287,22 @@ void checkEpsilon(const Params& params, const Accountants& reported, const Check
   }
 }
 
+// An accountant named as the run's reporter that does not bound ε from above: a lower bound says
+// the run is at least this distinguishable; an estimate may fall short of the run's ε. (A
+// mechanism's accountants are alternatives, some of them estimates: only a named one is checked.)
+void checkReportedKind(const Accountants& reported, const std::string& named, std::vector<Finding>& out) {
+  if (reported.size() != 1 || reported.front()->id() != named) return;
+  const Accountant& a = *reported.front();
+  if (a.boundKind() == BoundKind::kLower) {
+    out.push_back({Severity::kError, "accountant",
+                   named + " is a lower bound: the run's ε is at least this, so it cannot be the ε the run reports"});
+  } else if (a.boundKind() == BoundKind::kEstimate) {
+    out.push_back({Severity::kWarning, "accountant",
+                   named + "'s ε is an estimate, not a bound: the run's ε may be larger; an upper bound (rdp, pld) "
+                           "guarantees it"});
+  }
+}
+
 }  // namespace
 
 std::string_view severityName(Severity severity) { return severity == Severity::kError ? "error" : "warning"; }
@@ -318,6 +334,7 @@ Result<ConfigurationCheck> checkConfiguration(const Params& params, const CheckO
   checkNeighbouring(params, reported.accountants, check.findings);
   checkBatchAverage(params, reported.accountants, check.runSampling, options.batchAverage, check.findings);
   checkDelta(params, check.findings);
+  checkReportedKind(reported.accountants, options.reported, check.findings);
   checkEpsilon(params, reported.accountants, options, check.findings);
   std::stable_partition(check.findings.begin(), check.findings.end(),
                         [](const Finding& f) { return f.severity == Severity::kError; });

@@ -8,7 +8,8 @@
 //  * averaging over the realised batch size under Poisson sampling (the analyses assume σL noise
 //    on the sum divided by the fixed expected m, as Opacus' expected_batch_size does);
 //  * δ ≥ 1/n (publishing one random record in the clear is (0, 1/n)-DP);
-//  * an ε outside [0.01, 50] (of the reported accountants at the knobs, or the target).
+//  * an ε outside [0.01, 50] (of the reported accountants at the knobs, or the target);
+//  * a named reporting accountant that is a lower bound (error) or an estimate (warning).
 // Cheap: only analytic accountants are evaluated, never the exact PLD.
 #pragma once
 
@@ -42,7 +43,8 @@ inline constexpr double kPlausibleEpsilonMax = 50.0;
 struct Finding {
   Severity severity = Severity::kError;
   // The setting at fault, as its CLI flag without "--": "sampling", "neighbouring",
-  // "batch-average", "delta", "epsilon" (the reported ε at the knobs), "target-epsilon".
+  // "batch-average", "delta", "accountant", "epsilon" (the reported ε at the knobs),
+  // "target-epsilon".
   std::string knob;
   std::string message;  // in words, with the offending values
   bool operator==(const Finding&) const = default;

@@ -25,6 +25,10 @@ namespace {
 
 // η ≤ 1/(M + w), where ℓ_η (eq. 12) is defined.
 void cyclicViolations(const Params& p, std::vector<Violation>& out) {
+  if (p.schedule == Schedule::kDecreasing) {
+    out.push_back(
+        {"step-size schedule", "the analysis is for a constant step size η; the run's schedule is decreasing"});
+  }
   const double curvature = p.M + p.w;
   if (curvature > 0.0 && p.eta > 1.0 / curvature) {
     out.push_back({"step size", "η = " + formatNumber(p.eta, 4) + " > 1/(M + w) = " + formatNumber(1.0 / curvature, 4) +

@@ -89,6 +89,10 @@ namespace {
 
 // Contraction ρ < 1 and a finite sensitivity Δ_E.
 void outputPerturbationViolations(const Params& p, std::vector<Violation>& out) {
+  if (p.schedule == Schedule::kDecreasing) {
+    out.push_back(
+        {"step-size schedule", "the analysis is for a constant step size η; the run's schedule is decreasing"});
+  }
   const double rho = std::max(std::fabs(1.0 - p.eta * p.lambda), std::fabs(1.0 - p.eta * p.beta));
   if (!(rho < 1.0)) {
     std::string why = p.lambda == 0.0 ? "λ = 0 gives no contraction" : "η ≥ 2/β = " + formatNumber(2.0 / p.beta, 4);

@@ -15,6 +15,7 @@ namespace {
 
 // Largest composed window we allow (points): 2²³ doubles ≈ 64 MB per array.
 constexpr double kMaxWindowPoints = 8.0 * 1024 * 1024;
+constexpr int kMaxRefinements = 6;  // of the automatic grid
 
 pld::ComputeControl controlFor(const ExactOptions& o, double from, double to) {
   pld::ComputeControl c;
@@ -57,7 +58,9 @@ double relativeWidth(const pld::ComposedRun& run, double delta) {
   Result<double> lo = run.epsilonLower(delta);
   if (!up || !lo) return INFINITY;
   if (*up <= 1e-12) return 0.0;
-  return (*up - *lo) / *up;
+  // On a very fine grid the FFT's round-off (~1e−12 in δ) can put the optimistic end a hair
+  // above the pessimistic one; the bracket reported is [min, upper], of width 0 then.
+  return std::max(0.0, (*up - *lo) / *up);
 }
 
 // A run computed before with the same key (the most recent first), moved to the front.
@@ -103,7 +106,7 @@ Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& o
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, interval, options, 0.0, 0.25));
   double width = relativeWidth(run, p.delta);
   double progress = 0.25;
-  while (width > options.accuracy && result.refinements < 6) {
+  while (width > options.accuracy && result.refinements < kMaxRefinements) {
     const double ratio = std::isfinite(width) ? std::sqrt(options.accuracy / width) * 0.8 : 0.25;
     const double next = interval * std::clamp(ratio, 0.05, 0.5);
     if (static_cast<double>(run.info.windowPoints) * interval / next > kMaxWindowPoints) break;
@@ -201,6 +204,14 @@ Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const Epsilon
       {"window_points", "composed loss grid points", static_cast<double>(r.run->info.windowPoints)},
       {"fft_size", "FFT length", static_cast<double>(r.run->info.fftSize)},
   };
+  if (!options.exact.discretisation && r.achievedWidth > options.exact.accuracy) {
+    e.caveats.push_back("the bracket is wider than the accuracy asked for (" + formatNumber(r.achievedWidth, 4) +
+                        " > " + formatNumber(options.exact.accuracy, 4) + "): " +
+                        (r.refinements >= kMaxRefinements
+                             ? "the loss grid was refined " + std::to_string(kMaxRefinements) + " times"
+                             : "a finer loss grid would not fit in memory") +
+                        "; ε_upper is still an upper bound");
+  }
   return e;
 }
 

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <vector>
 
+#include "common/format.h"
 #include "common/parallel.h"
 #include "training/builtin_datasets.h"
 #include "training/dataset.h"
@@ -64,7 +65,8 @@ Dataset subset(const Dataset& data, const std::vector<std::int64_t>& rows, std::
 
 Status checkSplittable(const Dataset& data, double testFraction) {
   if (!(testFraction > 0.0 && testFraction < 1.0)) {
-    return Status::invalidArgument("testFraction = " + std::to_string(testFraction) + " is outside (0, 1)");
+    return Status::invalidArgument("test fraction " + formatNumber(testFraction) + " is outside (0, 1): " + data.name +
+                                   " has no test set of its own, so a share of it must be held out");
   }
   const std::int64_t n = data.size();
   if (n < 2)

@@ -140,6 +140,12 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
   p.w = 0.0;           // softmax cross-entropy is convex
   p.M = run.betaUsed;  // and its curvature is at most β
   p.sampling = run.sampling;
+  if (p.schedule == Schedule::kDecreasing && mechanism != Mechanism::kDpSgld &&
+      mechanism != Mechanism::kSgldPosterior) {
+    p.schedule = Schedule::kConstant;  // what the run does, and so what its accountant must read
+    run.notes.push_back(std::string(mechanismId(mechanism)) +
+                        " runs a constant step size η: the decreasing schedule is dp-sgld's and sgld-posterior's");
+  }
   if (Status s = p.validate(); !s.isOk()) return s;
   if (mechanism == Mechanism::kDpSgld && !(p.lambda > 0.0)) {
     return Status::invalidArgument(
@@ -260,6 +266,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   const DataBounds bounds = config.bounds ? *config.bounds : computeDataBounds(*data);
   DPX_RETURN_IF_ERROR(resolveDataConstants(config, bounds, p, run));
   const Accountant* accountant = run.accountant.empty() ? nullptr : accounting::findAccountant(run.accountant);
+  if (accountant && accountant->boundKind() != accounting::BoundKind::kUpper) {
+    run.epsilonIsEstimate = true;
+    run.notes.push_back("ε from " + run.accountant + " is an estimate (" + std::string(accountant->name()) +
+                        "), not a proven bound: the run's true ε may be larger; rdp and pld bound it");
+  }
   DPX_RETURN_IF_ERROR(calibrate(config, accountant, p, run));
   DPX_RETURN_IF_ERROR(resolveNoise(p, run));
   if (accountant) {

@@ -3,7 +3,8 @@
 // in the caller's arena when several trainers run side by side), bit-identical for a seed
 // whatever the thread count.
 // Honesty: the ε it reports is what the mechanism's accountant proves for the run it performed —
-// the same n, batch size, sampling scheme, noise, step sizes and number of steps. For the convex
+// the same n, batch size, sampling scheme, noise, step sizes and number of steps (or, with an
+// accountant that only estimates ε, dp-sgd's `gdp`, that estimate, marked as one). For the convex
 // analyses (dp-sgld, cyclic, outpert) L is the data's Lipschitz bound √2·√(R² + 1) (R = largest
 // row norm) and β the worst-case per-example smoothness (R² + 1)/2 + λ, both data-independent
 // given the per-record scaling, so clipping never activates and the theorems apply; the
@@ -73,6 +74,7 @@ struct KnobOverride {
 struct ResolvedRun {
   Mechanism mechanism = Mechanism::kSgd;
   std::string accountant;                  // id, empty for sgd
+  bool epsilonIsEstimate = false;          // the accountant's ε is an estimate, not a proven bound (gdp)
   Params accountantParams;                 // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
   Sampling sampling = Sampling::kPoisson;  // the sampler the run uses
   std::int64_t steps = 0;

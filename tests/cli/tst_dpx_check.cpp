@@ -62,6 +62,12 @@ void TestDpxCheck::findings_data() {
       << QStringLiteral("--sigma 0.3 --accountant rdp") << QStringLiteral("warning:epsilon") << 0;
   QTest::newRow("target epsilon above 50")
       << QStringLiteral("--target-epsilon 80") << QStringLiteral("warning:target-epsilon") << 0;
+  QTest::newRow("a named estimate: a warning")
+      << QStringLiteral("--accountant gdp") << QStringLiteral("warning:accountant") << 0;
+  QTest::newRow("a named lower bound: an error")
+      << QStringLiteral("--accountant shuffle --sampling shuffle") << QStringLiteral("error:accountant") << 1;
+  QTest::newRow("dp-sgd's accountants include an estimate, as alternatives")
+      << QStringLiteral("--mechanism dp-sgd") << QString() << 0;
   QTest::newRow("errors first") << QStringLiteral("--sigma 0.3 --sampling cyclic --delta 0.01 --accountant rdp")
                                 << QStringLiteral("error:sampling error:delta warning:epsilon") << 1;
 }

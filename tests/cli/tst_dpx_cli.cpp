@@ -99,6 +99,15 @@ class TestDpxCli : public QObject {
                                                    << "[0.05, 100]";
     QTest::newRow("delta names its symbol once") << "epsilon --accountant rdp --delta 2"
                                                  << "the target δ must be";
+    QTest::newRow("a name without its value points to the help")
+        << "epsilon --accountant"
+        << "--accountant needs a value (see 'dpx epsilon --help')";
+    QTest::newRow("a single-dash option keeps its dash") << "epsilon --accountant rdp -x"
+                                                         << "unknown option -x ";
+    QTest::newRow("an empty list entry") << "epsilon --accountant rdp --alphas 2,,4"
+                                         << "an empty entry";
+    QTest::newRow("tradeoff in one format") << "tradeoff --accountant rdp --json --csv"
+                                            << "choose one output format";
     // Every knob below and above its range (the GUI's ranges are the CLI's).
     for (const dpx::core::KnobInfo& info : dpx::core::knobInfos()) {
       const QString flag = QStringLiteral("--") + QString::fromLatin1(info.key);
@@ -236,6 +245,30 @@ class TestDpxCli : public QObject {
   }
 
   // Steinke et al. 2024's last-iterate heuristic: an estimate, below the all-iterates bound.
+  // An estimate calibrated to a target says so; an upper bound's σ, typed back in, meets the target.
+  void calibrationSaysWhatItGuarantees() {
+    const Run estimate = dpxRun(split(QStringLiteral("calibrate --accountant gdp --target-epsilon 2")));
+    QCOMPARE(estimate.code, 0);
+    QVERIFY2(estimate.out.contains(QStringLiteral("(estimate)")) &&
+                 estimate.out.contains(QStringLiteral("an estimate, not a bound")),
+             qPrintable(estimate.out));
+    for (const char* id : {"rdp", "pld", "sgld"}) {
+      const Run c = dpxRun(split(QStringLiteral("calibrate --accountant %1 --target-epsilon 1.3").arg(id)));
+      QCOMPARE(c.code, 0);
+      QVERIFY2(!c.out.contains(QStringLiteral("estimate")), qPrintable(c.out));
+      const QString sigma = c.out.section(QStringLiteral("σ = "), 1).section(QLatin1Char(' '), 0, 0);
+      const Run back = dpxRun(split(QStringLiteral("epsilon --accountant %1 --sigma %2 --json").arg(id, sigma)));
+      QCOMPARE(back.code, 0);
+      const double eps =
+          QJsonDocument::fromJson(back.out.toUtf8()).object().value(QStringLiteral("epsilon")).toDouble();
+      QVERIFY2(eps <= 1.3,
+               qPrintable(QStringLiteral("%1 at the printed σ = %2: ε = %3").arg(id, sigma).arg(eps, 0, 'g', 17)));
+    }
+    const Run zero = dpxRun(split(QStringLiteral("delta --accountant rdp --epsilon -0")));
+    QCOMPARE(zero.code, 0);
+    QVERIFY2(zero.out.contains(QStringLiteral("at ε = 0 ")), qPrintable(zero.out));
+  }
+
   void heuristicLastIterateIsAnEstimate() {
     const Run r = dpxRun(split(QStringLiteral("epsilon --accountant heuristic-last-iterate --json")));
     QCOMPARE(r.code, 0);

@@ -84,6 +84,33 @@ class TestDpxFrontier : public QObject {
     QVERIFY(lines[4].startsWith(QStringLiteral("dp-sgd,8,")));
   }
 
+  // A point whose target cannot be reached keeps its row, with no σ, η or steps (0 would read as
+  // "no noise"), and says why.
+  void unreachablePointHasNoNoiseValues() {
+    const Run json =
+        frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd"),
+                                        QStringLiteral("--epsilons"), QStringLiteral("1e-3"), QStringLiteral("--seeds"),
+                                        QStringLiteral("1"), QStringLiteral("--json")});
+    QVERIFY2(json.code == 0, qPrintable(json.err));
+    const QJsonObject point = QJsonDocument::fromJson(json.out.toUtf8())
+                                  .object()
+                                  .value(QStringLiteral("mechanisms"))
+                                  .toArray()[0]
+                                  .toObject()
+                                  .value(QStringLiteral("points"))
+                                  .toArray()[0]
+                                  .toObject();
+    for (const char* key : {"epsilon", "steps", "sigma", "eta", "accuracy_mean"}) {
+      QVERIFY2(point.value(QLatin1String(key)).isNull(), key);
+    }
+    QVERIFY(point.value(QStringLiteral("error")).toString().contains(QStringLiteral("unreachable")));
+    const Run csv =
+        frontier(digits() + QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgd"),
+                                        QStringLiteral("--epsilons"), QStringLiteral("1e-3"), QStringLiteral("--seeds"),
+                                        QStringLiteral("1"), QStringLiteral("--csv")});
+    QCOMPARE(csv.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts).value(1), QStringLiteral("dp-sgd,0.001,,10,,,,,,,0"));
+  }
+
   void epochsMode() {
     const Run r = frontier(digits() +
                            QStringList{QStringLiteral("--mechanisms"), QStringLiteral("dp-sgld"),

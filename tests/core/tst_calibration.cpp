@@ -2,9 +2,11 @@
 // and the smallest such σ up to root-finding tolerance.
 #include <QTest>
 #include <cmath>
+#include <cstdlib>
 
 #include "accounting/calibration.h"
 #include "accounting/registry.h"
+#include "common/format.h"
 #include "test_util.h"
 
 using namespace dpx::core;
@@ -40,6 +42,8 @@ class TestCalibration : public QObject {
       QVERIFY2(eps <= target,
                qPrintable(QStringLiteral("%1: ε(%2) = %3 > %4").arg(accountant).arg(c->sigma).arg(eps).arg(target)));
       QCOMPARE(c->epsilon.epsilon, eps);
+      // The σ is one that 10 significant digits print exactly (so a printed σ meets the target).
+      QCOMPARE(std::strtod(formatNumber(c->sigma).c_str(), nullptr), c->sigma);
       if (!c->atLowerLimit) {
         // Tight: a slightly smaller σ is no longer private enough.
         at.sigma = c->sigma * (1 - 1e-6);

@@ -99,6 +99,16 @@ class TestCyclicAccountant : public QObject {
     QVERIFY(cyclic.epsilon(p).isOk());
   }
 
+  // The analysis is for a constant η: a decreasing schedule is named, not silently accounted as constant.
+  void decreasingScheduleIsAViolation() {
+    CyclicAccountant cyclic;
+    Params p = specUnit();
+    p.schedule = dpx::core::Schedule::kDecreasing;
+    const auto v = cyclic.check(p);
+    QCOMPARE(v.size(), std::size_t(1));
+    QCOMPARE(v.front().assumption, std::string("step-size schedule"));
+  }
+
   void nativeKeys() {
     CyclicAccountant cyclic;
     auto n = cyclic.native(specUnit());

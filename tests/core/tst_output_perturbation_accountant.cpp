@@ -106,6 +106,17 @@ class TestOutputPerturbationAccountant : public QObject {
     QVERIFY(!o.check(p).empty());
   }
 
+  // The sensitivity recursion is for a constant η: a decreasing schedule is named.
+  void decreasingScheduleIsAViolation() {
+    OutputPerturbationAccountant o;
+    Params p;
+    QVERIFY(o.check(p).empty());
+    p.schedule = dpx::core::Schedule::kDecreasing;
+    const auto v = o.check(p);
+    QCOMPARE(v.size(), std::size_t(1));
+    QCOMPARE(v.front().assumption, std::string("step-size schedule"));
+  }
+
   void expansionThatOverflowsIsAStatus() {
     Params p;
     p.n = 100;

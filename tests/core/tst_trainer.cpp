@@ -237,6 +237,38 @@ class TestTrainer : public QObject {
     }
   }
 
+  // What the ε means and which schedule ran are part of the run: an estimate is marked, and a
+  // mechanism that runs a constant step size is accounted for one.
+  void runSaysWhatItsEpsilonIsAndWhichScheduleRan() {
+    auto split = clusterSplit();
+    TrainerConfig gdp = baseConfig(Mechanism::kDpSgd);
+    gdp.accountant = "gdp";
+    auto estimated = Trainer::create(gdp, split);
+    QVERIFY(estimated.isOk());
+    QVERIFY((*estimated)->resolved().epsilonIsEstimate);
+    bool noted = false;
+    for (const std::string& n : (*estimated)->resolved().notes)
+      noted = noted || n.find("estimate") != std::string::npos;
+    QVERIFY(noted);
+    TrainerConfig rdp = baseConfig(Mechanism::kDpSgd);
+    QVERIFY(!(*Trainer::create(rdp, split))->resolved().epsilonIsEstimate);
+    for (Mechanism m : {Mechanism::kCyclic, Mechanism::kOutpert, Mechanism::kDpSgd}) {
+      TrainerConfig c = baseConfig(m);
+      c.knobs.schedule = dpx::core::Schedule::kDecreasing;
+      auto trainer = Trainer::create(c, split);
+      QVERIFY2(trainer.isOk(), trainer.status().message().c_str());
+      const ResolvedRun& r = (*trainer)->resolved();
+      QCOMPARE(r.accountantParams.schedule, dpx::core::Schedule::kConstant);
+      QVERIFY2(r.violations.empty(), r.violations.empty() ? "" : r.violations.front().c_str());
+      bool said = false;
+      for (const std::string& n : r.notes) said = said || n.find("constant step size") != std::string::npos;
+      QVERIFY(said);
+    }
+    TrainerConfig sgld = baseConfig(Mechanism::kDpSgld);
+    sgld.knobs.schedule = dpx::core::Schedule::kDecreasing;
+    QCOMPARE((*Trainer::create(sgld, split))->resolved().accountantParams.schedule, dpx::core::Schedule::kDecreasing);
+  }
+
   // A sampler set on the knobs replaces the mechanism's own, and its accountant says whether
   // the analysis still holds.
   void samplingKnobReplacesTheMechanismsSampler() {
