@@ -39,6 +39,10 @@ constexpr int kApplyColumn = 4;
 
 QString number(double v, int digits = 6) { return QString::fromStdString(core::formatNumber(v, digits)); }
 
+// A calibrated σ as shown: rounded up, so that the value read off the panel meets the target too
+// ("Apply" sets the exact σ).
+QString sigmaText(double sigma) { return number(core::roundedUpToPrinted(sigma, 6)); }
+
 CalibrationRow calibrateOne(const core::accounting::Accountant& accountant, const core::Params& params, double goal,
                             core::accounting::Conversion conversion, const std::atomic<bool>& cancel) {
   core::accounting::EpsilonOptions options;
@@ -51,6 +55,11 @@ CalibrationRow calibrateOne(const core::accounting::Accountant& accountant, cons
   if (c) {
     row.sigma = c->sigma;
     row.epsilon = c->epsilon.epsilon;
+    core::Params calibrated = params;
+    calibrated.sigma = c->sigma;
+    for (const core::accounting::Violation& v : accountant.check(calibrated)) {
+      row.violations.push_back(v.text());
+    }
     if (c->atLowerLimit) row.message = "met even at the smallest σ";
   } else {
     row.message = c.status().message();
@@ -94,7 +103,7 @@ std::any calibrateRiskOn(const core::Params& params, const RiskTarget& target, c
     answer.message = QString::fromStdString(r.status().message());
   }
   for (const core::accounting::Violation& v : core::accounting::PldAccountant().check(params)) {
-    answer.caveat += QString::fromStdString(v.assumption + ": " + v.reason) + QLatin1Char(' ');
+    answer.caveat += QString::fromStdString(v.text()) + QLatin1Char(' ');
   }
   return answer;
 }
@@ -330,7 +339,8 @@ void CalibratePanel::showRows(const std::vector<CalibrationRow>& rows) {
   m_table->setColumnWidth(kEpsilonColumn, std::min(m_table->columnWidth(kEpsilonColumn), 70));
   m_table->setColumnWidth(kApplyColumn, m_table->fontMetrics().horizontalAdvance(QStringLiteral("Apply")) + 20);
   m_status->setText(
-      QStringLiteral("σ values certify ε ≤ %1 at δ = %2 (conservative; ≈ marks an estimate, which does not)")
+      QStringLiteral("σ values certify ε ≤ %1 at δ = %2 (conservative; ≈ marks an estimate and grey an analysis "
+                     "the run breaks, which do not)")
           .arg(number(m_target), number(m_model->lastValid().delta, 3)));
   Q_EMIT calibrated();
   maybeTrainAtEachSigma();
@@ -338,9 +348,18 @@ void CalibratePanel::showRows(const std::vector<CalibrationRow>& rows) {
 
 // A σ comes with an "Apply σ" button (one undoable edit); no σ shows the reason instead.
 void CalibratePanel::showRow(int row, const CalibrationRow& r) {
-  m_table->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(r.id)));
+  // An analysis the run breaks is greyed, as its curves are, with the reason on hover.
+  auto* name = new QTableWidgetItem(QString::fromStdString(r.id));
+  if (!r.violations.empty()) {
+    QStringList why;
+    for (const std::string& v : r.violations) why << QString::fromStdString(v);
+    name->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+    name->setToolTip(QStringLiteral("assumptions this run breaks (its σ guarantees nothing here):\n") +
+                     why.join(QLatin1Char('\n')));
+  }
+  m_table->setItem(row, 0, name);
   if (r.sigma) {
-    m_table->setItem(row, kSigmaColumn, new QTableWidgetItem(number(*r.sigma)));
+    m_table->setItem(row, kSigmaColumn, new QTableWidgetItem(sigmaText(*r.sigma)));
     // An estimate's ε is marked ≈: its σ does not guarantee the target.
     auto* epsilon = new QTableWidgetItem((r.estimate ? QStringLiteral("≈ ") : QString()) + number(r.epsilon));
     if (r.estimate) {
@@ -350,7 +369,7 @@ void CalibratePanel::showRow(int row, const CalibrationRow& r) {
     m_table->setItem(row, kEpsilonColumn, epsilon);
     auto* apply = new QPushButton(QStringLiteral("Apply"), m_table);
     apply->setObjectName(QStringLiteral("apply_%1").arg(QString::fromStdString(r.id)));
-    apply->setToolTip(QStringLiteral("Set σ to %1 (undoable)").arg(number(*r.sigma)));
+    apply->setToolTip(QStringLiteral("Set σ to %1 (undoable)").arg(number(*r.sigma, 10)));
     // Styles give push buttons a wide minimum; the table has no room for it.
     apply->setMaximumWidth(apply->fontMetrics().horizontalAdvance(apply->text()) + 16);
     const double sigma = *r.sigma;
@@ -444,7 +463,7 @@ void CalibratePanel::showRisk(const std::optional<RiskCalibration>& risk, const 
     Q_EMIT riskCalibrated();
     return;
   }
-  m_riskValues[QStringLiteral("sigma")]->setText(number(risk->sigma));
+  m_riskValues[QStringLiteral("sigma")]->setText(sigmaText(risk->sigma));
   m_riskValues[QStringLiteral("tpr")]->setText(number(risk->tpr));
   m_riskValues[QStringLiteral("fpr")]->setText(number(risk->fpr));
   m_riskValues[QStringLiteral("advantage")]->setText(number(risk->advantage));

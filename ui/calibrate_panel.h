@@ -35,7 +35,8 @@ class TrainerPanel;
 // none.
 struct CalibrationRow {
   std::string id;
-  bool estimate = false;  // the accountant estimates ε: its σ does not guarantee the target
+  bool estimate = false;                // the accountant estimates ε: its σ does not guarantee the target
+  std::vector<std::string> violations;  // the analysis' assumptions the run breaks (then neither does it)
   std::optional<double> sigma;
   double epsilon = 0.0;
   std::string message;

@@ -653,7 +653,9 @@ void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult&
   m_results->insertRow(row);
   m_results->setItem(row, 0, new QTableWidgetItem(mechanism));
   m_results->setItem(row, 1, accuracyCell(r));
-  auto* eps = new QTableWidgetItem(r.epsilon ? number(*r.epsilon) : QStringLiteral("∞"));
+  auto* eps =
+      new QTableWidgetItem(r.epsilon ? (r.run.epsilonIsEstimate ? QStringLiteral("≈ ") : QString()) + number(*r.epsilon)
+                                     : QStringLiteral("∞"));
   eps->setToolTip(r.epsilon
                       ? QStringLiteral("%1 at δ = %2").arg(QString::fromStdString(r.run.accountant), number(r.delta))
                       : QStringLiteral("not private: no accountant proves any ε"));
@@ -676,6 +678,9 @@ void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult&
                         QString::fromStdString(o.reason));
     }
   }
+  // What the run derived and why (L and β from the data, a calibrated σ, the schedule it ran, an
+  // estimated ε).
+  for (const std::string& n : run.notes) notes << QString::fromStdString(n);
   m_results->item(row, 0)->setToolTip(
       QString::fromLatin1(mechanismName(run.mechanism).data()) +
       (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join(QLatin1Char('\n'))));

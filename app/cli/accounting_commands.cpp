@@ -33,8 +33,6 @@ using namespace core::accounting;
 
 namespace {
 
-std::string violationText(const Violation& v) { return v.assumption + ": " + v.reason; }
-
 // The accountant's native parameters, then the values specific to this computation (pld's Δ
 // and bracket), which win on a shared key.
 std::vector<NativeValue> mergedNative(const Accountant& a, const Params& p, const Result<EpsilonResult>& eps) {
@@ -103,7 +101,7 @@ void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, co
   }
   json.field("applicable", violations.empty() && eps.isOk());
   json.key("violations").beginArray();
-  for (const Violation& v : violations) json.value(violationText(v));
+  for (const Violation& v : violations) json.value(v.text());
   json.endArray();
   writeNative(json, a, mergedNative(a, p, eps));
   json.field("name", a.name());
@@ -131,7 +129,7 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
   if (violations.empty()) {
     out << "  assumptions: all hold\n";
   } else {
-    for (const Violation& v : violations) out << "  VIOLATED " << violationText(v) << "\n";
+    for (const Violation& v : violations) out << "  VIOLATED " << v.text() << "\n";
   }
   out << "  source: " << a.citation() << "\n";
 }
@@ -264,14 +262,6 @@ int commandDelta(const QStringList& args, Io& io) {
 
 namespace {
 
-// The commands that write CSV by default take --json or --csv, not both.
-Status oneOutputFormat(const AccountingInvocation& inv) {
-  if (inv.json && inv.parser.isSet(QStringLiteral("csv"))) {
-    return Status::invalidArgument("--json and --csv: choose one output format");
-  }
-  return Status::ok();
-}
-
 // --points of a curve: a whole number in [minimum, kMaxCurvePoints].
 Result<int> pointsOption(const QCommandLineParser& parser, int minimum) {
   DPX_ASSIGN_OR_RETURN(const double points, numberOption(parser, QStringLiteral("points")));
@@ -373,7 +363,7 @@ int commandCurve(const QStringList& args, Io& io) {
        {QStringLiteral("spacing"), QStringLiteral("linear (default) | log"), QStringLiteral("name")},
        {QStringLiteral("csv"), QStringLiteral("CSV output: header x,<id>,… (default)"), {}}}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
-  if (Status s = oneOutputFormat(inv); !s.isOk()) return fail(io, s);
+  if (Status s = oneOutputFormat(inv.parser); !s.isOk()) return fail(io, s);
   const Result<CurveSpec> spec = curveSpecFromParser(inv.parser);
   if (!spec) return fail(io, spec.status());
   const Result<std::vector<double>> xs = curveAxisOf(*spec);
@@ -431,7 +421,7 @@ int commandTradeoff(const QStringList& args, Io& io) {
         QStringLiteral("P")},
        {QStringLiteral("csv"), QStringLiteral("CSV output x,y (default)"), {}}}};
   if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
-  if (Status s = oneOutputFormat(inv); !s.isOk()) return fail(io, s);
+  if (Status s = oneOutputFormat(inv.parser); !s.isOk()) return fail(io, s);
   const Result<int> points = inv.parser.isSet(QStringLiteral("points")) ? pointsOption(inv.parser, 3) : 200;
   if (!points) return fail(io, points.status());
   const Result<SourcedTradeoff> t = tradeoffFromFlags(inv, defaultTypeOneGrid(*points));
@@ -454,7 +444,8 @@ int commandTradeoff(const QStringList& args, Io& io) {
 
 namespace {
 
-void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibration& c, double target) {
+void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibration& c, double target,
+                          const std::vector<Violation>& violations) {
   JsonWriter json;
   json.beginObject().field("accountant", a.id()).field("sigma", c.sigma).field("epsilon", c.epsilon.epsilon);
   json.field("target_epsilon", target).field("delta", c.epsilon.delta);
@@ -466,6 +457,9 @@ void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibrat
   for (const NativeValue& v : c.epsilon.native) {
     if (v.key == "discretisation") json.field("discretisation", v.value);
   }
+  json.key("violations").beginArray();
+  for (const Violation& v : violations) json.value(v.text());
+  json.endArray();
   json.endObject();
   out << json.str() << "\n";
 }
@@ -493,8 +487,12 @@ int commandCalibrate(const QStringList& args, Io& io) {
     io.err << "dpx calibrate: " << c.status().message() << "\n";
     return kExitFailure;
   }
+  // The σ meets the target only for a run the analysis covers: say where it does not.
+  Params calibrated = inv.params;
+  calibrated.sigma = c->sigma;
+  const std::vector<Violation> violations = a.check(calibrated);
   if (inv.json) {
-    writeCalibrationJson(io.out, a, *c, *target);
+    writeCalibrationJson(io.out, a, *c, *target, violations);
   } else {
     io.out << a.id() << ": σ = " << formatNumber(c->sigma) << " gives ε = " << formatNumber(c->epsilon.epsilon) << " ≤ "
            << formatNumber(*target) << " at δ = " << formatNumber(c->epsilon.delta);
@@ -506,6 +504,7 @@ int commandCalibrate(const QStringList& args, Io& io) {
                 "guarantees it\n";
     }
     if (c->atLowerLimit) io.out << "  (the target holds even at the smallest σ allowed)\n";
+    for (const Violation& v : violations) io.out << "  VIOLATED " << v.text() << "\n";
   }
   return kExitOk;
 }

@@ -42,7 +42,7 @@ Result<RiskTarget> riskTargetFromParser(const QCommandLineParser& parser) {
 std::vector<std::string> violations(const core::Params& params) {
   std::vector<std::string> out;
   for (const core::accounting::Violation& v : core::accounting::PldAccountant().check(params)) {
-    out.push_back(v.assumption + ": " + v.reason);
+    out.push_back(v.text());
   }
   return out;
 }

@@ -119,31 +119,35 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
   parser.addOption(help);
   if (!parser.parse(args)) {
     QString text = parser.errorText();
-    // Qt says "Unknown option 'foo'." — say which flag, as the user typed it.
-    static const QRegularExpression unknown(QStringLiteral("^Unknown options?:? '([^']*)'"));
+    // Qt says "Unknown option 'foo'." (or "Unknown options: foo, bar.") without the dashes: name
+    // each flag as the user typed it (-x stays -x).
+    static const QRegularExpression unknown(QStringLiteral("^Unknown option '([^']*)'"));
+    static const QRegularExpression unknownSeveral(QStringLiteral("^Unknown options: (.*)\\.$"));
     static const QRegularExpression missing(QStringLiteral("^Missing value after '([^']*)'\\.?$"));
     static const QRegularExpression unexpected(QStringLiteral("^Unexpected value after '([^']*)'\\.?$"));
-    if (auto m = unknown.match(text); m.hasMatch()) {
-      // Qt drops the dashes: name the option as it was typed (-x stays -x).
-      QString typed = QStringLiteral("--") + m.captured(1);
+    const auto typed = [&args](const QString& name) {
       for (const QString& arg : args) {
         QString bare = arg.section(QLatin1Char('='), 0, 0);
         if (!bare.startsWith(QLatin1Char('-'))) continue;
         while (bare.startsWith(QLatin1Char('-'))) bare.remove(0, 1);
-        if (bare == m.captured(1)) {
-          typed = arg.section(QLatin1Char('='), 0, 0);
-          break;
-        }
+        if (bare == name) return arg.section(QLatin1Char('='), 0, 0);
       }
-      text = QStringLiteral("unknown option %1 (see 'dpx %2 --help')").arg(typed, QString::fromStdString(io.command));
+      return QStringLiteral("--") + name;
+    };
+    const QString seeHelp = QStringLiteral(" (see 'dpx %1 --help')").arg(QString::fromStdString(io.command));
+    if (auto m = unknown.match(text); m.hasMatch()) {
+      text = QStringLiteral("unknown option ") + typed(m.captured(1)) + seeHelp;
+    } else if (auto several = unknownSeveral.match(text); several.hasMatch()) {
+      QStringList names;
+      for (const QString& name : several.captured(1).split(QStringLiteral(", "))) names << typed(name);
+      text = QStringLiteral("unknown options ") + names.join(QStringLiteral(", ")) + seeHelp;
     } else if (auto m2 = missing.match(text); m2.hasMatch()) {
       QString flag = m2.captured(1);
       while (flag.startsWith(QLatin1Char('-'))) flag.remove(0, 1);
       const std::optional<std::string> requirement = knownNumberRequirement(flag);
       text = requirement
                  ? QStringLiteral("%1 needs a value: %2").arg(m2.captured(1), QString::fromStdString(*requirement))
-                 : QStringLiteral("%1 needs a value (see 'dpx %2 --help')")
-                       .arg(m2.captured(1), QString::fromStdString(io.command));
+                 : QStringLiteral("%1 needs a value").arg(m2.captured(1)) + seeHelp;
     } else if (auto m3 = unexpected.match(text); m3.hasMatch()) {
       text = QStringLiteral("%1 takes no value").arg(m3.captured(1));
     }
@@ -168,6 +172,13 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
 Result<double> numberOption(const QCommandLineParser& parser, const QString& name) {
   if (!parser.isSet(name)) return Status::invalidArgument("--" + toStd(name) + " is required");
   return parseNumber(name, parser.value(name));
+}
+
+Status oneOutputFormat(const QCommandLineParser& parser) {
+  if (parser.isSet(QStringLiteral("json")) && parser.isSet(QStringLiteral("csv"))) {
+    return Status::invalidArgument("--json and --csv: choose one output format");
+  }
+  return Status::ok();
 }
 
 Result<double> targetEpsilonOption(const QCommandLineParser& parser) {

@@ -48,6 +48,8 @@ core::Result<core::accounting::EpsilonOptions> epsilonOptionsFromParser(const QC
 core::Result<double> numberOption(const QCommandLineParser& parser, const QString& name);
 core::Result<std::vector<double>> numberList(const QString& flag, const QString& text);
 // --target-epsilon, required and > 0 (calibrate, stepsize, utility; train when it is given).
+// A command that writes CSV by default takes --json or --csv, not both.
+core::Status oneOutputFormat(const QCommandLineParser& parser);
 core::Result<double> targetEpsilonOption(const QCommandLineParser& parser);
 
 // A flag that names one of a few values (--schedule, --conversion, --vary, …): parse(text), or

@@ -1,9 +1,9 @@
 // dpx frontier: test accuracy against ε (or against epochs at a fixed ε) for several mechanisms,
 // every point a run calibrated to its target and averaged over seeds.
 #include <cmath>
-#include <iomanip>
 #include <sstream>
 
+#include "accounting/registry.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/format.h"
@@ -106,6 +106,12 @@ Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, cons
   return request;
 }
 
+// Whether a series' ε is an upper bound or an estimate (dp-sgd with gdp).
+std::string_view boundOf(const FrontierSeries& s) {
+  const core::accounting::Accountant* a = core::accounting::findAccountant(s.accountant);
+  return a ? core::accounting::boundKindName(a->boundKind()) : std::string_view("upper");
+}
+
 // One point; a point whose runs failed keeps its keys, null, and says why.
 void writePointJson(JsonWriter& json, const FrontierPoint& p) {
   json.beginObject().field("target_epsilon", p.targetEpsilon);
@@ -152,7 +158,8 @@ void writeJson(std::ostream& out, const std::string& data, const FrontierResult&
   json.field("delta", r.delta);
   json.key("mechanisms").beginArray();
   for (const FrontierSeries& s : r.series) {
-    json.beginObject().field("mechanism", mechanismId(s.mechanism));
+    json.beginObject().field("mechanism", mechanismId(s.mechanism)).field("accountant", s.accountant);
+    json.field("bound", boundOf(s));
     json.key("points").beginArray();
     for (const FrontierPoint& p : s.points) writePointJson(json, p);
     json.endArray();
@@ -190,18 +197,26 @@ void writeCsv(std::ostream& out, const FrontierResult& r) {
   }
 }
 
+// Left-aligned in `width` columns (std::setw counts bytes, and "—" is three of them).
+std::string column(const std::string& text, std::size_t width = 10) {
+  std::size_t shown = 0;
+  for (const unsigned char c : text) shown += (c & 0xC0) != 0x80;
+  return text + std::string(shown < width ? width - shown : 0, ' ');
+}
+
 void writeText(std::ostream& out, const std::string& data, const FrontierResult& r) {
   out << data << "\n";
   const bool byEpsilon = r.vary == FrontierVary::kEpsilon;
   for (const FrontierSeries& s : r.series) {
-    out << mechanismName(s.mechanism) << "\n";
+    out << mechanismName(s.mechanism) << " (ε from " << s.accountant
+        << (std::string_view(boundOf(s)) == "estimate" ? ", an estimate" : "") << ")\n";
     out << (byEpsilon ? "  target ε   ε          σ          accuracy (min–max)\n"
                       : "  epochs     ε          σ          accuracy (min–max)\n");
     for (const FrontierPoint& p : s.points) {
       std::ostringstream line;
-      line << "  " << std::left << std::setw(10) << formatNumber(byEpsilon ? p.targetEpsilon : p.epochs, 4) << " "
-           << std::setw(10) << (p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " " << std::setw(10)
-           << (p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
+      line << "  " << column(formatNumber(byEpsilon ? p.targetEpsilon : p.epochs, 4)) << " "
+           << column(p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " "
+           << column(p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
       if (p.ok()) {
         line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
              << formatNumber(100 * p.accuracyMax, 4) << "%)";
@@ -226,6 +241,7 @@ int commandFrontier(const QStringList& args, Io& io) {
                                      "fixed ε), each point calibrated to its target and averaged over seeds"))) {
     return *code;
   }
+  if (Status s = oneOutputFormat(parser); !s.isOk()) return fail(io, s);
   Result<TrainerConfig> base = trainerConfigFromParser(parser);
   if (!base) return fail(io, base.status());
   Result<FrontierRequest> request = requestFromParser(parser, *base);

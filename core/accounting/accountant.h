@@ -46,6 +46,7 @@ struct Assumptions {
 struct Violation {
   std::string assumption;  // short tag: "step size", "strong convexity", "sampling", …
   std::string reason;      // the bound and why, in words, with the offending values
+  std::string text() const { return assumption + ": " + reason; }
 };
 
 // A native parameter of the analysis (q, σ_L, ℓ_η, Δ, μ, …), shown next to its ε.

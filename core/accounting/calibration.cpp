@@ -2,24 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "common/format.h"
 #include "numerics/root_finding.h"
 
 namespace dpx::core::accounting {
-namespace {
-
-// The smallest number ≥ x that formatNumber prints exactly (10 significant digits): a σ typed
-// back in from any output must still meet the target.
-double printedAtLeast(double x) {
-  const double printed = std::strtod(formatNumber(x).c_str(), nullptr);
-  if (printed >= x) return printed;
-  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 9.0);
-  return std::strtod(formatNumber(printed + unit).c_str(), nullptr);
-}
-
-}  // namespace
 
 Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult>(double)>& epsilonOf, double target,
                                         double lo, double hi) {
@@ -50,11 +37,11 @@ Result<Calibration> calibrateDecreasing(const std::function<Result<EpsilonResult
   // The upper end of the bracket is on the private side, rounded up to the digits every output
   // prints; confirm it and step up if rounding ever disagrees, so the contract ε(σ) ≤ target
   // holds for the value returned and for the value printed.
-  double sigma = std::clamp(printedAtLeast(std::exp(bracket.upper)), lo, hi);
+  double sigma = std::clamp(roundedUpToPrinted(std::exp(bracket.upper)), lo, hi);
   for (int attempt = 0; attempt < 60; ++attempt) {
     Result<EpsilonResult> e = epsilonOf(sigma);
     if (e && e->epsilon <= target) return Calibration{sigma, *e, false};
-    sigma = std::min(hi, printedAtLeast(sigma * (1.0 + 1e-9 * (1 << std::min(attempt, 30)))));
+    sigma = std::min(hi, roundedUpToPrinted(sigma * (1.0 + 1e-9 * (1 << std::min(attempt, 30)))));
   }
   return Calibration{hi, *atHi, false};
 }

@@ -8,8 +8,8 @@
 //  * averaging over the realised batch size under Poisson sampling (the analyses assume σL noise
 //    on the sum divided by the fixed expected m, as Opacus' expected_batch_size does);
 //  * δ ≥ 1/n (publishing one random record in the clear is (0, 1/n)-DP);
-//  * an ε outside [0.01, 50] (of the reported accountants at the knobs, or the target);
-//  * a named reporting accountant that is a lower bound (error) or an estimate (warning).
+//  * a named reporting accountant that is a lower bound (error) or an estimate (warning);
+//  * an ε outside [0.01, 50] (of the reported accountants at the knobs, or the target).
 // Cheap: only analytic accountants are evaluated, never the exact PLD.
 #pragma once
 

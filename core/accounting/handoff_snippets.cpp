@@ -47,8 +47,9 @@ std::string runComment(const Params& p, const std::optional<DpSgdBound>& bound) 
            " neighbours; these libraries account add/remove neighbours under Poisson sampling.\n";
   }
   if (p.schedule == Schedule::kDecreasing) {
-    out += "# The run's step size decreases (eta_k = 1/(2*beta + lambda*k/2), beta = " + formatNumber(p.beta) +
-           ", lambda = " + formatNumber(p.lambda) + "); the DP-SGD epsilon does not depend on it.\n";
+    out += "# NOTE: the schedule knob is decreasing (dp-sgld's eta_k = 1/(2*beta + lambda*k/2), beta = " +
+           formatNumber(p.beta) + ", lambda = " + formatNumber(p.lambda) +
+           "); DP-SGD runs a constant learning rate, and its epsilon does not depend on it.\n";
   }
   return out;
 }

@@ -209,7 +209,7 @@ Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const Epsilon
                         " > " + formatNumber(options.exact.accuracy, 4) + "): " +
                         (r.refinements >= kMaxRefinements
                              ? "the loss grid was refined " + std::to_string(kMaxRefinements) + " times"
-                             : "a finer loss grid would not fit in memory") +
+                             : "a finer loss grid would exceed the composition's memory limit") +
                         "; ε_upper is still an upper bound");
   }
   return e;

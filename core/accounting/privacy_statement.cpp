@@ -128,7 +128,7 @@ std::string reasons(const std::vector<const Violation*>& violations, bool withTa
   std::string out;
   for (const Violation* v : violations) {
     if (!out.empty()) out += "; ";
-    out += withTag ? v->assumption + ": " + v->reason : v->reason;
+    out += withTag ? v->text() : v->reason;
   }
   return out;
 }

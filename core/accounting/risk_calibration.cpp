@@ -299,13 +299,14 @@ Result<RiskCalibration> calibrateSigmaToRisk(const Params& params, const RiskTar
   DPX_ASSIGN_OR_RETURN(const SigmaBracket bracket, bracketSigma(search, lo, hi));
   if (bracket.private_ == lo) return describeResult(target, params, lo, *bracket.atPrivate, true);
   DPX_ASSIGN_OR_RETURN(double sigma, searchSigma(search, bracket));
-  // Confirm the private side, stepping up if rounding ever disagrees, so the contract holds for
-  // the value returned.
+  // Confirm the private side, rounded up to the digits dpx prints and stepping up if rounding
+  // ever disagrees, so the contract holds for the value returned and for the value printed.
+  sigma = std::min(bracket.private_, roundedUpToPrinted(sigma));
   for (int attempt = 0; attempt < 60 && sigma < bracket.private_; ++attempt) {
     if (search.cancelled()) return Status::cancelled();
     Result<Evaluation> e = search.at(sigma);
     if (e && e->value <= search.goal()) return describeResult(target, params, sigma, *e, false);
-    sigma = std::min(bracket.private_, sigma * (1.0 + 1e-9 * (1 << std::min(attempt, 30))));
+    sigma = std::min(bracket.private_, roundedUpToPrinted(sigma * (1.0 + 1e-9 * (1 << std::min(attempt, 30)))));
   }
   return describeResult(target, params, bracket.private_, *bracket.atPrivate, false);
 }

@@ -40,12 +40,15 @@ Result<EpsilonResult> epsilonOfRun(const Params& p, double sigma1, bool decreasi
   return r;
 }
 
-// η = τ²/(L²σ²N) inverts σ = τ/(L√(ηN)). Rounded down until the η it returns maps back to a
-// noise multiplier ≥ σ, so the step reported keeps the ε certified at σ.
+// η = τ²/(L²σ²N) inverts σ = τ/(L√(ηN)). Rounded down to the digits dpx prints, and further
+// until the η it returns maps back to a noise multiplier ≥ σ, so the step reported (and typed
+// back in) keeps the ε certified at σ.
 double etaForSigma(const Params& p, double sigma) {
   const double tau = static_cast<double>(p.m);
-  double eta = tau * tau / (p.L * p.L * sigma * sigma * static_cast<double>(p.n));
-  for (int i = 0; i < 64 && sgmcmcNoiseMultiplier(p, eta) < sigma; ++i) eta = std::nextafter(eta, 0.0);
+  double eta = roundedDownToPrinted(tau * tau / (p.L * p.L * sigma * sigma * static_cast<double>(p.n)));
+  for (int i = 0; i < 64 && sgmcmcNoiseMultiplier(p, eta) < sigma; ++i) {
+    eta = roundedDownToPrinted(std::nextafter(eta, 0.0));
+  }
   return eta;
 }
 

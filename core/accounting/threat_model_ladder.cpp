@@ -65,7 +65,7 @@ void setApplicability(const Accountant& accountant, const RungSpec& spec, const 
   for (const Violation& v : accountant.check(params)) {
     // The trainer's convexity verdict already says it.
     if (!convexity.holds && v.assumption == "strong convexity") continue;
-    reasons.push_back(v.assumption + ": " + v.reason);
+    reasons.push_back(v.text());
   }
   rung.applies = reasons.empty();
   rung.whyNot.clear();

@@ -274,8 +274,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   DPX_RETURN_IF_ERROR(calibrate(config, accountant, p, run));
   DPX_RETURN_IF_ERROR(resolveNoise(p, run));
   if (accountant) {
-    for (const accounting::Violation& v : accountant->check(p))
-      run.violations.push_back(v.assumption + ": " + v.reason);
+    for (const accounting::Violation& v : accountant->check(p)) run.violations.push_back(v.text());
   }
   run.accountantParams = p;
   recordOverrides(config, run);

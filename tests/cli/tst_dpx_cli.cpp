@@ -104,6 +104,8 @@ class TestDpxCli : public QObject {
         << "--accountant needs a value (see 'dpx epsilon --help')";
     QTest::newRow("a single-dash option keeps its dash") << "epsilon --accountant rdp -x"
                                                          << "unknown option -x ";
+    QTest::newRow("several unknown options, as typed") << "epsilon --accountant rdp -x 1 --why 2"
+                                                       << "unknown options -x, --why ";
     QTest::newRow("an empty list entry") << "epsilon --accountant rdp --alphas 2,,4"
                                          << "an empty entry";
     QTest::newRow("tradeoff in one format") << "tradeoff --accountant rdp --json --csv"
@@ -264,6 +266,14 @@ class TestDpxCli : public QObject {
       QVERIFY2(eps <= 1.3,
                qPrintable(QStringLiteral("%1 at the printed σ = %2: ε = %3").arg(id, sigma).arg(eps, 0, 'g', 17)));
     }
+    // The step size for a target, typed back in, meets it too (rounded down: a larger η is less private).
+    const Run steps = dpxRun(split(QStringLiteral("stepsize --target-epsilon 5 --json")));
+    QCOMPARE(steps.code, 0);
+    const double eta =
+        QJsonDocument::fromJson(steps.out.toUtf8()).object().value(QStringLiteral("exact_fixed")).toDouble();
+    const Run atEta = dpxRun(split(QStringLiteral("epsilon --accountant sgmcmc --eta %1 --json").arg(eta, 0, 'g', 10)));
+    QCOMPARE(atEta.code, 0);
+    QVERIFY(QJsonDocument::fromJson(atEta.out.toUtf8()).object().value(QStringLiteral("epsilon")).toDouble() <= 5.0);
     const Run zero = dpxRun(split(QStringLiteral("delta --accountant rdp --epsilon -0")));
     QCOMPARE(zero.code, 0);
     QVERIFY2(zero.out.contains(QStringLiteral("at ε = 0 ")), qPrintable(zero.out));

@@ -45,6 +45,11 @@ class TestDpxFrontier : public QObject {
     QCOMPARE(mechanisms.size(), 2);
     QCOMPARE(mechanisms[0].toObject().value(QStringLiteral("mechanism")).toString(), QStringLiteral("dp-sgd"));
     QCOMPARE(mechanisms[1].toObject().value(QStringLiteral("mechanism")).toString(), QStringLiteral("dp-sgld"));
+    // Whose ε each series reports, and what kind of number it is.
+    QCOMPARE(mechanisms[0].toObject().value(QStringLiteral("accountant")).toString(), QStringLiteral("rdp"));
+    QCOMPARE(mechanisms[1].toObject().value(QStringLiteral("accountant")).toString(), QStringLiteral("sgld"));
+    for (const QJsonValue& m : mechanisms)
+      QCOMPARE(m.toObject().value(QStringLiteral("bound")).toString(), QStringLiteral("upper"));
     const double targets[] = {0.5, 1.0, 4.0};
     for (const QJsonValue& m : mechanisms) {
       const QJsonArray points = m.toObject().value(QStringLiteral("points")).toArray();
@@ -144,6 +149,9 @@ class TestDpxFrontier : public QObject {
     QTest::newRow("vary what") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
                                               QStringLiteral("--vary"), QStringLiteral("sigma")}
                                << "--vary sigma: must be epsilon or epochs";
+    QTest::newRow("json and csv") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
+                                                 QStringLiteral("--json"), QStringLiteral("--csv")}
+                                  << "--json and --csv: choose one output format";
     QTest::newRow("epochs list without epochs mode")
         << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"), QStringLiteral("--epochs-list"),
                        QStringLiteral("2")}

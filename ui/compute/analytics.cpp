@@ -40,7 +40,7 @@ std::string violationsText(const std::vector<Violation>& violations) {
   std::string text;
   for (const Violation& v : violations) {
     if (!text.empty()) text += "\n";
-    text += v.assumption + ": " + v.reason;
+    text += v.text();
   }
   return text;
 }
