@@ -150,7 +150,10 @@ class HeadMemo {
     if (it == m_current.end()) {
       const auto old = m_previous.find(key);
       if (old == m_previous.end()) return 0;
-      it = insert(key, old->second);
+      // A copy: a full current generation replaces the previous one inside insert, and with it
+      // the entry found there.
+      const Entry found = old->second;
+      it = insert(key, found);
     }
     head = it->second.values;
     return it->second.count;
