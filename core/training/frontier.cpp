@@ -98,14 +98,9 @@ class FrontierRunner {
     for (std::size_t s = 0; s < m_request.mechanisms.size(); ++s) {
       FrontierSeries series;
       series.mechanism = m_request.mechanisms[s];
-      // The accountant its runs report (only dp-sgd has a choice; the first is the default).
-      const auto accountants = accountantsFor(series.mechanism);
-      const std::string& requested = m_request.base.accountant;
-      if (series.mechanism == Mechanism::kDpSgd && !requested.empty()) {
-        series.accountant = requested;
-      } else if (!accountants.empty()) {
-        series.accountant = std::string(accountants.front());
-      }
+      // The accountant its runs report (a bad choice fails each point's trainer, which says why).
+      const std::string requested = series.mechanism == Mechanism::kDpSgd ? m_request.base.accountant : std::string();
+      if (Result<std::string> id = resolveAccountant(series.mechanism, requested)) series.accountant = *id;
       series.points.resize(points);
       m_result.series.push_back(series);
       for (std::size_t i = 0; i < points; ++i) {

@@ -1,6 +1,8 @@
 #include "training/mechanism.h"
 
+#include <algorithm>
 #include <array>
+#include <string>
 
 namespace dpx::core::training {
 namespace {
@@ -54,5 +56,16 @@ std::optional<Mechanism> parseMechanism(std::string_view id) {
 std::span<const std::string_view> accountantsFor(Mechanism m) { return mechanismInfo(m).accountants; }
 bool clipsWithUserNorm(Mechanism m) { return mechanismInfo(m).clipsWithUserNorm; }
 bool isPrivate(Mechanism m) { return !mechanismInfo(m).accountants.empty(); }
+
+Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested) {
+  const auto accountants = accountantsFor(mechanism);
+  if (accountants.empty()) return std::string();
+  std::string id = requested.empty() ? std::string(accountants.front()) : requested;
+  if (std::find(accountants.begin(), accountants.end(), id) != accountants.end()) return id;
+  std::string allowed;
+  for (std::string_view a : accountants) allowed += (allowed.empty() ? "" : ", ") + std::string(a);
+  return Status::invalidArgument("accountant '" + id + "' does not analyse " + std::string(mechanismId(mechanism)) +
+                                 ": use " + allowed);
+}
 
 }  // namespace dpx::core::training

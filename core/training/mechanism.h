@@ -7,9 +7,11 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "common/params.h"
+#include "common/status.h"
 
 namespace dpx::core::training {
 
@@ -44,6 +46,9 @@ std::string_view mechanismId(Mechanism m);
 std::string_view mechanismName(Mechanism m);
 std::optional<Mechanism> parseMechanism(std::string_view id);
 std::span<const std::string_view> accountantsFor(Mechanism m);
+// The accountant a run of the mechanism reports: `requested` if it analyses the mechanism (only
+// dp-sgd has a choice), its first when empty, "" for sgd; an error naming the allowed ones.
+Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested);
 bool clipsWithUserNorm(Mechanism m);
 bool isPrivate(Mechanism m);
 

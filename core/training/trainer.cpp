@@ -99,17 +99,6 @@ Status validateConfig(const TrainerConfig& config, const TrainTestSplit* data) {
   return Status::ok();
 }
 
-Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested) {
-  const auto accountants = accountantsFor(mechanism);
-  if (accountants.empty()) return std::string();
-  std::string id = requested.empty() ? std::string(accountants.front()) : requested;
-  if (std::find(accountants.begin(), accountants.end(), id) != accountants.end()) return id;
-  std::string allowed;
-  for (std::string_view a : accountants) allowed += (allowed.empty() ? "" : ", ") + std::string(a);
-  return Status::invalidArgument("accountant '" + id + "' does not analyse " + std::string(mechanismId(mechanism)) +
-                                 ": use " + allowed);
-}
-
 // Steps: whole passes of k = ⌈n/m⌉ batches for the pass-based samplers, ⌈E·n/m⌉ otherwise.
 Status resolveSteps(const TrainerConfig& config, const Params& p, ResolvedRun& run) {
   run.epochs = static_cast<int>(std::ceil(config.epochs - 1e-9));
