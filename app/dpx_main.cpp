@@ -1,7 +1,6 @@
 // dpx: the headless command line of DP Explorer (see app/cli/cli.h).
 #include <malloc.h>
 
-#include <QCoreApplication>
 #include <iostream>
 
 #include "cli.h"
@@ -12,7 +11,5 @@ int main(int argc, char** argv) {
   // composition spent a third of its time in such page faults.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  QCoreApplication app(argc, argv);
-  QCoreApplication::setApplicationName(QStringLiteral("dpx"));
-  return dpx::cli::run(QCoreApplication::arguments(), std::cout, std::cerr);
+  return dpx::cli::run(dpx::cli::Arguments(argv, argv + argc), std::cout, std::cerr);
 }

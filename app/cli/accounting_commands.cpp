@@ -136,10 +136,9 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
 
 }  // namespace
 
-int commandEpsilon(const QStringList& args, Io& io) {
+int commandEpsilon(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("ε at δ of one accountant, or of all"), AccountantChoice::kOneOrAll, {}};
+  const AccountingCommand command{"ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   JsonWriter writer;
   if (inv.all() && inv.json) writer.beginArray();
@@ -188,10 +187,9 @@ Result<RdpValues> rdpValues(const Accountant& a, const Params& p, const EpsilonO
 
 }  // namespace
 
-int commandRdp(const QStringList& args, Io& io) {
+int commandRdp(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("total RDP ε_α of the run at the given orders"), AccountantChoice::kOne, {}};
+  const AccountingCommand command{"total RDP ε_α of the run at the given orders", AccountantChoice::kOne, {}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   const Result<RdpValues> values = rdpValues(inv.accountant(), inv.params, inv.options);
   if (!values) return fail(io, values.status());
@@ -230,14 +228,13 @@ Result<DeltaAnswer> deltaAt(const Accountant& a, const Params& p, double epsilon
 
 }  // namespace
 
-int commandDelta(const QStringList& args, Io& io) {
+int commandDelta(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("smallest δ the accountant certifies at ε"),
-      AccountantChoice::kOne,
-      {{QStringLiteral("epsilon"), QStringLiteral("ε ≥ 0 at which to report δ"), QStringLiteral("E")}}};
+  const AccountingCommand command{"smallest δ the accountant certifies at ε",
+                                  AccountantChoice::kOne,
+                                  {{"epsilon", "ε ≥ 0 at which to report δ", "E"}}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
-  const Result<double> epsilon = numberOption(inv.parser, QStringLiteral("epsilon"));
+  const Result<double> epsilon = numberOption(inv.parser, "epsilon");
   if (!epsilon) return fail(io, epsilon.status());
   if (*epsilon < 0.0) {
     return fail(io, Status::invalidArgument("--epsilon " + formatNumber(*epsilon) + ": ε must be ≥ 0"));
@@ -263,8 +260,8 @@ int commandDelta(const QStringList& args, Io& io) {
 namespace {
 
 // --points of a curve: a whole number in [minimum, kMaxCurvePoints].
-Result<int> pointsOption(const QCommandLineParser& parser, int minimum) {
-  DPX_ASSIGN_OR_RETURN(const double points, numberOption(parser, QStringLiteral("points")));
+Result<int> pointsOption(const CommandLine& parser, int minimum) {
+  DPX_ASSIGN_OR_RETURN(const double points, numberOption(parser, "points"));
   if (points != std::floor(points) || points < minimum || points > kMaxCurvePoints) {
     return Status::invalidArgument("--points " + formatNumber(points) + ": must be an integer in [" +
                                    std::to_string(minimum) + ", " + std::to_string(kMaxCurvePoints) + "]");
@@ -273,14 +270,14 @@ Result<int> pointsOption(const QCommandLineParser& parser, int minimum) {
 }
 
 // --vary, --from, --to, --points and --spacing.
-Result<CurveSpec> curveSpecFromParser(const QCommandLineParser& parser) {
+Result<CurveSpec> curveSpecFromParser(const CommandLine& parser) {
   CurveSpec spec;
-  DPX_ASSIGN_OR_RETURN(spec.variable, parseNamed(QStringLiteral("vary"), parser.value(QStringLiteral("vary")),
-                                                 parseCurveVariable, "one of K, epochs, sigma, n, m, eta"));
-  DPX_ASSIGN_OR_RETURN(spec.from, numberOption(parser, QStringLiteral("from")));
-  DPX_ASSIGN_OR_RETURN(spec.to, numberOption(parser, QStringLiteral("to")));
+  DPX_ASSIGN_OR_RETURN(spec.variable, parseNamed("vary", parser.value("vary"), parseCurveVariable,
+                                                 "one of K, epochs, sigma, n, m, eta"));
+  DPX_ASSIGN_OR_RETURN(spec.from, numberOption(parser, "from"));
+  DPX_ASSIGN_OR_RETURN(spec.to, numberOption(parser, "to"));
   DPX_ASSIGN_OR_RETURN(spec.points, pointsOption(parser, 2));
-  const std::string spacing = toStd(parser.value(QStringLiteral("spacing")));
+  const std::string spacing = parser.value("spacing");
   if (!spacing.empty() && spacing != "linear" && spacing != "log") {
     return Status::invalidArgument("--spacing '" + spacing + "': must be linear or log");
   }
@@ -350,18 +347,16 @@ void writeCurveCsv(Io& io, const std::vector<double>& xs, const std::vector<Acco
 
 }  // namespace
 
-int commandCurve(const QStringList& args, Io& io) {
+int commandCurve(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("ε at δ as a function of one knob"),
-      AccountantChoice::kOneOrAll,
-      {{QStringLiteral("vary"), QStringLiteral("the knob on the x axis: K | epochs | sigma | n | m | eta"),
-        QStringLiteral("knob")},
-       {QStringLiteral("from"), QStringLiteral("first x value"), QStringLiteral("A")},
-       {QStringLiteral("to"), QStringLiteral("last x value"), QStringLiteral("B")},
-       {QStringLiteral("points"), QStringLiteral("number of points in [2, 100000]"), QStringLiteral("P")},
-       {QStringLiteral("spacing"), QStringLiteral("linear (default) | log"), QStringLiteral("name")},
-       {QStringLiteral("csv"), QStringLiteral("CSV output: header x,<id>,… (default)"), {}}}};
+  const AccountingCommand command{"ε at δ as a function of one knob",
+                                  AccountantChoice::kOneOrAll,
+                                  {{"vary", "the knob on the x axis: K | epochs | sigma | n | m | eta", "knob"},
+                                   {"from", "first x value", "A"},
+                                   {"to", "last x value", "B"},
+                                   {"points", "number of points in [2, 100000]", "P"},
+                                   {"spacing", "linear (default) | log", "name"},
+                                   {"csv", "CSV output: header x,<id>,… (default)", {}}}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   if (Status s = oneOutputFormat(inv.parser); !s.isOk()) return fail(io, s);
   const Result<CurveSpec> spec = curveSpecFromParser(inv.parser);
@@ -390,11 +385,11 @@ struct SourcedTradeoff {
 // G_μ(x) = Φ(Φ⁻¹(1−x) − μ) for --mu (the μ-GDP curve of Bu, Dong, Long & Su 2020), otherwise the
 // accountant's curve at the knobs: the shared flags are read only then, so --mu ignores the knobs.
 Result<SourcedTradeoff> tradeoffFromFlags(AccountingInvocation& inv, const std::vector<double>& grid) {
-  if (inv.parser.isSet(QStringLiteral("mu"))) {
-    if (inv.parser.isSet(QStringLiteral("accountant"))) {
+  if (inv.parser.isSet("mu")) {
+    if (inv.parser.isSet("accountant")) {
       return Status::invalidArgument("--mu and --accountant: give one");
     }
-    DPX_ASSIGN_OR_RETURN(const double mu, numberOption(inv.parser, QStringLiteral("mu")));
+    DPX_ASSIGN_OR_RETURN(const double mu, numberOption(inv.parser, "mu"));
     if (!(mu > 0.0) || mu > 1e3) {
       return Status::invalidArgument("--mu " + formatNumber(mu) + ": μ must be in (0, 1000]");
     }
@@ -410,19 +405,16 @@ Result<SourcedTradeoff> tradeoffFromFlags(AccountingInvocation& inv, const std::
 
 }  // namespace
 
-int commandTradeoff(const QStringList& args, Io& io) {
+int commandTradeoff(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("type II error vs type I error (trade-off curve)"),
-      AccountantChoice::kOne,
-      {{QStringLiteral("mu"), QStringLiteral("draw G_μ for this μ > 0 instead of an accountant's curve"),
-        QStringLiteral("MU")},
-       {QStringLiteral("points"), QStringLiteral("number of type I errors in [3, 100000] (default 200)"),
-        QStringLiteral("P")},
-       {QStringLiteral("csv"), QStringLiteral("CSV output x,y (default)"), {}}}};
+  const AccountingCommand command{"type II error vs type I error (trade-off curve)",
+                                  AccountantChoice::kOne,
+                                  {{"mu", "draw G_μ for this μ > 0 instead of an accountant's curve", "MU"},
+                                   {"points", "number of type I errors in [3, 100000] (default 200)", "P"},
+                                   {"csv", "CSV output x,y (default)", {}}}};
   if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
   if (Status s = oneOutputFormat(inv.parser); !s.isOk()) return fail(io, s);
-  const Result<int> points = inv.parser.isSet(QStringLiteral("points")) ? pointsOption(inv.parser, 3) : 200;
+  const Result<int> points = inv.parser.isSet("points") ? pointsOption(inv.parser, 3) : 200;
   if (!points) return fail(io, points.status());
   const Result<SourcedTradeoff> t = tradeoffFromFlags(inv, defaultTypeOneGrid(*points));
   if (!t) return fail(io, t.status());
@@ -466,14 +458,12 @@ void writeCalibrationJson(std::ostream& out, const Accountant& a, const Calibrat
 
 }  // namespace
 
-int commandCalibrate(const QStringList& args, Io& io) {
+int commandCalibrate(const Arguments& args, Io& io) {
   AccountingInvocation inv;
   const AccountingCommand command{
-      QStringLiteral("the smallest σ with ε(σ) ≤ target, or with attack risk ≤ target (pld); conservative for an "
-                     "upper bound (an estimate's σ is marked)"),
-      AccountantChoice::kOne,
-      calibrationTargetOptions(
-          {QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E")})};
+      "the smallest σ with ε(σ) ≤ target, or with attack risk ≤ target (pld); conservative for an "
+      "upper bound (an estimate's σ is marked)",
+      AccountantChoice::kOne, calibrationTargetOptions({"target-epsilon", "target ε > 0", "E"})};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   const Result<CalibrationTarget> kind = calibrationTargetFromParser(inv);
   if (!kind) return fail(io, kind.status());
@@ -546,12 +536,11 @@ void writeStepSizeText(std::ostream& out, const StepSizeAnalysis& a, const Param
 
 }  // namespace
 
-int commandStepsize(const QStringList& args, Io& io) {
+int commandStepsize(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      QStringLiteral("step-size bounds of private SGLD (Li, Chen, Liu & Carin 2019) and smoothness limits"),
-      AccountantChoice::kNone,
-      {{QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0"), QStringLiteral("E")}}};
+  const AccountingCommand command{"step-size bounds of private SGLD (Li, Chen, Liu & Carin 2019) and smoothness limits",
+                                  AccountantChoice::kNone,
+                                  {{"target-epsilon", "target ε > 0", "E"}}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   const Result<double> target = targetEpsilonOption(inv.parser);
   if (!target) return fail(io, target.status());

@@ -11,48 +11,38 @@ using namespace core::accounting;
 
 namespace {
 
-void addOptions(QCommandLineParser& parser, const std::vector<OptionSpec>& options) {
-  for (const OptionSpec& o : options) addOption(parser, o.name, o.description, o.valueName);
+void addOptions(CommandLine& parser, const std::vector<OptionSpec>& options) {
+  for (const OptionSpec& o : options) parser.addOption(o.name, o.description, o.valueName);
 }
 
 // The shared flags of the commands that take an accountant, in their --help order.
-void addAccountantOptions(QCommandLineParser& parser, AccountantChoice choice) {
-  addOption(parser, QStringLiteral("accountant"),
-            QString::fromStdString("accountant id: " + accountantIdList() +
-                                   (choice == AccountantChoice::kOneOrAll ? " | all" : "")),
-            QStringLiteral("id"));
-  addOption(parser, QStringLiteral("conversion"),
-            QStringLiteral("RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic (Mironov 2017)"),
-            QStringLiteral("name"));
-  addOption(parser, QStringLiteral("alphas"), QStringLiteral("comma-separated Rényi orders in [1.01, 1024]"),
-            QStringLiteral("list"));
-  addOption(parser, QStringLiteral("variant"),
-            QStringLiteral("a named variant of the analysis, e.g. sgld baseline, cyclic first-batch"),
-            QStringLiteral("id"));
-  addOption(parser, QStringLiteral("discretisation"),
-            QStringLiteral("pld: loss grid Δ in (0, 1] (default: chosen to meet --accuracy)"), QStringLiteral("D"));
-  addOption(parser, QStringLiteral("accuracy"),
-            QStringLiteral("pld: relative width of the ε bracket to reach, in (0, 0.5] (default 0.01)"),
-            QStringLiteral("A"));
-  addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
+void addAccountantOptions(CommandLine& parser, AccountantChoice choice) {
+  parser.addOption("accountant",
+                   ("accountant id: " + accountantIdList() + (choice == AccountantChoice::kOneOrAll ? " | all" : "")),
+                   "id");
+  parser.addOption("conversion",
+                   "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic (Mironov 2017)", "name");
+  parser.addOption("alphas", "comma-separated Rényi orders in [1.01, 1024]", "list");
+  parser.addOption("variant", "a named variant of the analysis, e.g. sgld baseline, cyclic first-batch", "id");
+  parser.addOption("discretisation", "pld: loss grid Δ in (0, 1] (default: chosen to meet --accuracy)", "D");
+  parser.addOption("accuracy", "pld: relative width of the ε bracket to reach, in (0, 0.5] (default 0.01)", "A");
+  parser.addOption("json", "machine-readable JSON output");
 }
 
 // stepsize's shared flags: no accountant, so neither variants nor pld's controls. Its own
 // flags come first and these are described briefly, as its --help has always listed them.
-void addStepsizeOptions(QCommandLineParser& parser) {
-  addOption(parser, QStringLiteral("conversion"), QStringLiteral("improved (default) | classic"),
-            QStringLiteral("name"));
-  addOption(parser, QStringLiteral("alphas"), QStringLiteral("comma-separated Rényi orders"), QStringLiteral("list"));
-  addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
+void addStepsizeOptions(CommandLine& parser) {
+  parser.addOption("conversion", "improved (default) | classic", "name");
+  parser.addOption("alphas", "comma-separated Rényi orders", "list");
+  parser.addOption("json", "machine-readable JSON output");
 }
 
-core::Result<std::vector<const Accountant*>> accountantsFromParser(const QCommandLineParser& parser,
-                                                                   AccountantChoice choice) {
+core::Result<std::vector<const Accountant*>> accountantsFromParser(const CommandLine& parser, AccountantChoice choice) {
   const std::string orAll = choice == AccountantChoice::kOneOrAll ? " or all" : "";
-  if (!parser.isSet(QStringLiteral("accountant"))) {
+  if (!parser.isSet("accountant")) {
     return Status::invalidArgument("--accountant is required: one of " + accountantIdList() + orAll);
   }
-  const std::string id = toStd(parser.value(QStringLiteral("accountant")));
+  const std::string id = (parser.value("accountant"));
   if (choice == AccountantChoice::kOneOrAll && id == "all") {
     return std::vector<const Accountant*>(allAccountants().begin(), allAccountants().end());
   }
@@ -79,7 +69,7 @@ Status variantStatus(const std::vector<const Accountant*>& accountants, const Ep
 
 }  // namespace
 
-std::optional<int> parseAccountingFlags(const QStringList& args, Io& io, const AccountingCommand& command,
+std::optional<int> parseAccountingFlags(const Arguments& args, Io& io, const AccountingCommand& command,
                                         AccountingInvocation& inv) {
   inv.choice = command.accountants;
   addKnobOptions(inv.parser);
@@ -91,7 +81,7 @@ std::optional<int> parseAccountingFlags(const QStringList& args, Io& io, const A
     addOptions(inv.parser, command.options);
   }
   if (auto code = parseOrExit(inv.parser, args, io, command.summary)) return code;
-  inv.json = inv.parser.isSet(QStringLiteral("json"));
+  inv.json = inv.parser.isSet("json");
   return std::nullopt;
 }
 
@@ -106,7 +96,7 @@ Status resolveAccountingFlags(AccountingInvocation& inv) {
   return Status::ok();
 }
 
-std::optional<int> parseAccountingInvocation(const QStringList& args, Io& io, const AccountingCommand& command,
+std::optional<int> parseAccountingInvocation(const Arguments& args, Io& io, const AccountingCommand& command,
                                              AccountingInvocation& inv) {
   if (auto code = parseAccountingFlags(args, io, command, inv)) return code;
   if (Status s = resolveAccountingFlags(inv); !s.isOk()) return fail(io, s);

@@ -5,10 +5,8 @@
 // command reports the same mistake with the same line and exit status.
 #pragma once
 
-#include <QCommandLineParser>
-#include <QString>
-#include <QStringList>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "accounting/accountant.h"
@@ -18,29 +16,22 @@
 
 namespace dpx::cli {
 
-// One of a command's own flags: --name <valueName>, or a switch when valueName is empty.
-struct OptionSpec {
-  QString name;
-  QString description;
-  QString valueName;
-};
-
 // The accountants a command works with: exactly one (--accountant ID), one or every one
 // (--accountant ID|all), or none (stepsize, which runs its own analysis of DP-SGLD).
 enum class AccountantChoice { kNone, kOne, kOneOrAll };
 
 // What an accounting command adds to the shared flags.
 struct AccountingCommand {
-  QString summary;  // the description line of --help
+  std::string summary;  // the description line of --help
   AccountantChoice accountants = AccountantChoice::kOne;
   std::vector<OptionSpec> options;  // the command's own flags, in --help order
 };
 
 // One accounting command line: the parser (which also holds the command's own flags) and the
-// shared flags' values. QCommandLineParser cannot be moved, so the caller owns the invocation
+// shared flags' values. CommandLine cannot be moved, so the caller owns the invocation
 // and the functions below fill it in.
 struct AccountingInvocation {
-  QCommandLineParser parser;
+  CommandLine parser;
   AccountantChoice choice = AccountantChoice::kOne;
   bool json = false;
   core::Params params;
@@ -56,7 +47,7 @@ struct AccountingInvocation {
 // Returns the exit status when the command is already done — 0 after --help, 2 after one line on
 // stderr for an unknown flag, a missing value or a stray argument — and std::nullopt to go on.
 // Sets inv.choice and inv.json only: no value is read yet.
-std::optional<int> parseAccountingFlags(const QStringList& args, Io& io, const AccountingCommand& command,
+std::optional<int> parseAccountingFlags(const Arguments& args, Io& io, const AccountingCommand& command,
                                         AccountingInvocation& inv);
 
 // Reads the shared flags into inv, in the order their errors are reported: the knobs, then
@@ -67,7 +58,7 @@ core::Status resolveAccountingFlags(AccountingInvocation& inv);
 // parseAccountingFlags then resolveAccountingFlags, a refusal printed as one line (fail()): how
 // every accounting command starts but tradeoff, which checks --points and --mu first and reads
 // the shared flags only without --mu.
-std::optional<int> parseAccountingInvocation(const QStringList& args, Io& io, const AccountingCommand& command,
+std::optional<int> parseAccountingInvocation(const Arguments& args, Io& io, const AccountingCommand& command,
                                              AccountingInvocation& inv);
 
 }  // namespace dpx::cli

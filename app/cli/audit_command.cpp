@@ -21,30 +21,27 @@ using core::Status;
 
 namespace {
 
-void addAuditOptions(QCommandLineParser& parser) {
+void addAuditOptions(CommandLine& parser) {
   addTrainingOptions(parser);
-  addOption(parser, QStringLiteral("shadow-models"),
-            QStringLiteral("reference models trained on random halves for the likelihood-ratio attack, in [1, 1024] "
-                           "(default 16)"),
-            QStringLiteral("N"));
-  addOption(parser, QStringLiteral("canaries"),
-            QStringLiteral("crafted worst-case records (random directions, random labels) audited instead of the "
-                           "pool, in [0, n] (default 0)"),
-            QStringLiteral("k"));
-  addOption(parser, QStringLiteral("confidence"),
-            QStringLiteral("confidence of the ε lower bounds, in [0.5, 1) (default 0.95)"), QStringLiteral("c"));
+  parser.addOption("shadow-models",
+                   "reference models trained on random halves for the likelihood-ratio attack, in [1, 1024] "
+                   "(default 16)",
+                   "N");
+  parser.addOption("canaries",
+                   "crafted worst-case records (random directions, random labels) audited instead of the "
+                   "pool, in [0, n] (default 0)",
+                   "k");
+  parser.addOption("confidence", "confidence of the ε lower bounds, in [0.5, 1) (default 0.95)", "c");
 }
 
 // The audit's own options: cheap to check and needing no data, so they are checked first.
-Result<core::audit::AuditConfig> auditConfigFromParser(const QCommandLineParser& parser) {
+Result<core::audit::AuditConfig> auditConfigFromParser(const CommandLine& parser) {
   DPX_ASSIGN_OR_RETURN(const std::int64_t shadows,
-                       integerOption(parser, QStringLiteral("shadow-models"), 16, 1, core::audit::kMaxShadowModels));
-  DPX_ASSIGN_OR_RETURN(const std::int64_t canaries,
-                       integerOption(parser, QStringLiteral("canaries"), 0, 0, core::audit::kMaxCanaries));
+                       integerOption(parser, "shadow-models", 16, 1, core::audit::kMaxShadowModels));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t canaries, integerOption(parser, "canaries", 0, 0, core::audit::kMaxCanaries));
   core::audit::AuditConfig config;
-  if (parser.isSet(QStringLiteral("confidence"))) {
-    DPX_ASSIGN_OR_RETURN(const double c,
-                         parseNumber(QStringLiteral("confidence"), parser.value(QStringLiteral("confidence"))));
+  if (parser.isSet("confidence")) {
+    DPX_ASSIGN_OR_RETURN(const double c, parseNumber("confidence", parser.value("confidence")));
     if (!(c >= 0.5 && c < 1.0)) {
       return Status::invalidArgument("--confidence " + core::formatNumber(c) + ": must be in [0.5, 1)");
     }
@@ -73,22 +70,22 @@ std::function<void(double)> auditProgress(Io& io, const TrainingSetup& setup, co
 
 }  // namespace
 
-int commandAudit(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+int commandAudit(const Arguments& args, Io& io) {
+  CommandLine parser;
   addAuditOptions(parser);
-  if (auto code = parseOrExit(
-          parser, args, io, QStringLiteral("membership-inference audit: empirical ε lower bound of a trained model"))) {
+  if (auto code =
+          parseOrExit(parser, args, io, "membership-inference audit: empirical ε lower bound of a trained model")) {
     return *code;
   }
   Result<core::audit::AuditConfig> config = auditConfigFromParser(parser);
   if (!config) return fail(io, config.status());
   const Result<TrainingSetup> setup = setupTraining(parser);
   if (!setup) return fail(io, setup.status());
-  if (!parser.isSet(QStringLiteral("quiet"))) config->progress = auditProgress(io, *setup, *config);
+  if (!parser.isSet("quiet")) config->progress = auditProgress(io, *setup, *config);
   const Result<core::audit::AuditReport> report = core::audit::runAudit(*setup->trainer, setup->data, *config);
   if (!report) return fail(io, report.status());
   if (report->contradiction) io.err << "dpx audit: " << report->message << "\n";
-  if (parser.isSet(QStringLiteral("json"))) {
+  if (parser.isSet("json")) {
     JsonWriter writer;
     writer.beginObject();
     writeTrainingJson(writer, *setup, report->training);

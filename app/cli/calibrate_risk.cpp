@@ -1,6 +1,7 @@
 #include "calibrate_risk.h"
 
 #include <string>
+#include <string_view>
 
 #include "accounting/pld_accountant.h"
 #include "accounting/risk_calibration.h"
@@ -18,12 +19,12 @@ using core::accounting::RiskTarget;
 
 namespace {
 
-const QString kTargetEpsilon = QStringLiteral("target-epsilon");
-const QString kTargetTpr = QStringLiteral("target-tpr");
-const QString kAtFpr = QStringLiteral("at-fpr");
-const QString kTargetAdvantage = QStringLiteral("target-advantage");
+constexpr std::string_view kTargetEpsilon = "target-epsilon";
+constexpr std::string_view kTargetTpr = "target-tpr";
+constexpr std::string_view kAtFpr = "at-fpr";
+constexpr std::string_view kTargetAdvantage = "target-advantage";
 
-Result<RiskTarget> riskTargetFromParser(const QCommandLineParser& parser) {
+Result<RiskTarget> riskTargetFromParser(const CommandLine& parser) {
   RiskTarget target;
   if (parser.isSet(kTargetAdvantage)) {
     DPX_ASSIGN_OR_RETURN(const double a, numberOption(parser, kTargetAdvantage));
@@ -82,21 +83,18 @@ void writeRiskText(std::ostream& out, const RiskTarget& target, const RiskCalibr
 }  // namespace
 
 std::vector<OptionSpec> calibrationTargetOptions(const OptionSpec& targetEpsilon) {
-  return {
-      targetEpsilon,
-      {kTargetTpr, QStringLiteral("pld: the largest TPR in (0, 1] a membership-inference attack may reach at --at-fpr"),
-       QStringLiteral("T")},
-      {kAtFpr, QStringLiteral("pld: the attack's false positive rate in (0, 1), with --target-tpr"),
-       QStringLiteral("F")},
-      {kTargetAdvantage, QStringLiteral("pld: the largest attack advantage max(TPR − FPR), in [0, 1)"),
-       QStringLiteral("A")}};
+  return {targetEpsilon,
+          {std::string(kTargetTpr),
+           "pld: the largest TPR in (0, 1] a membership-inference attack may reach at --at-fpr", "T"},
+          {std::string(kAtFpr), "pld: the attack's false positive rate in (0, 1), with --target-tpr", "F"},
+          {std::string(kTargetAdvantage), "pld: the largest attack advantage max(TPR − FPR), in [0, 1)", "A"}};
 }
 
 Result<CalibrationTarget> calibrationTargetFromParser(const AccountingInvocation& inv) {
-  const QCommandLineParser& p = inv.parser;
+  const CommandLine& p = inv.parser;
   std::string given;
-  for (const QString& flag : {kTargetEpsilon, kTargetTpr, kTargetAdvantage}) {
-    if (p.isSet(flag)) given += (given.empty() ? "--" : ", --") + toStd(flag);
+  for (std::string_view flag : {kTargetEpsilon, kTargetTpr, kTargetAdvantage}) {
+    if (p.isSet(flag)) given += (given.empty() ? "--" : ", --") + std::string(flag);
   }
   if (given.empty() || given.find(',') != std::string::npos) {
     return Status::invalidArgument((given.empty() ? std::string("no target given") : "targets " + given + " together") +
@@ -113,7 +111,7 @@ Result<CalibrationTarget> calibrationTargetFromParser(const AccountingInvocation
   }
   if (p.isSet(kTargetEpsilon)) return CalibrationTarget::kEpsilon;
   if (inv.accountant().id() != "pld") {
-    return Status::invalidArgument("--" + toStd(p.isSet(kTargetTpr) ? kTargetTpr : kTargetAdvantage) +
+    return Status::invalidArgument("--" + std::string(p.isSet(kTargetTpr) ? kTargetTpr : kTargetAdvantage) +
                                    " needs --accountant pld (got " + std::string(inv.accountant().id()) +
                                    "): attack risk is read from the exact PLD trade-off curve");
   }

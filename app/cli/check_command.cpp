@@ -30,56 +30,55 @@ std::string mechanismIdList() {
 
 AccountingCommand checkCommand() {
   return {
-      QStringLiteral("Checks a run's configuration against the ε it reports: the sampler against the reported "
-                     "accountant's, replace-one neighbours analysed as add/remove, averaging by the realised "
-                     "batch size under Poisson sampling, δ ≥ 1/n, and an ε outside [0.01, 50].\n"
-                     "Exit status: 0 no error (warnings allowed), 1 at least one error-severity finding, "
-                     "2 invalid input."),
+      "Checks a run's configuration against the ε it reports: the sampler against the reported "
+      "accountant's, replace-one neighbours analysed as add/remove, averaging by the realised "
+      "batch size under Poisson sampling, δ ≥ 1/n, and an ε outside [0.01, 50].\n"
+      "Exit status: 0 no error (warnings allowed), 1 at least one error-severity finding, "
+      "2 invalid input.",
       AccountantChoice::kNone,
-      {{QStringLiteral("accountant"),
-        QString::fromStdString("the accountant whose ε the run reports: " + accountantIdList() +
-                               " (default: rdp and pld, what DP-SGD libraries report)"),
-        QStringLiteral("id")},
-       {QStringLiteral("mechanism"),
-        QString::fromStdString("or the training mechanism, reported by its accountants and (without "
-                               "--sampling) run on its own sampler: " +
-                               mechanismIdList()),
-        QStringLiteral("id")},
-       {QStringLiteral("batch-average"),
-        QStringLiteral("how the noisy gradient sum is averaged: expected (divided by m, default) | realised "
-                       "(divided by each step's |B|)"),
-        QStringLiteral("name")},
-       {QStringLiteral("target-epsilon"), QStringLiteral("the ε the run is calibrated to, > 0"), QStringLiteral("E")}}};
+      {{"accountant",
+        "the accountant whose ε the run reports: " + accountantIdList() +
+            " (default: rdp and pld, what DP-SGD libraries report)",
+        "id"},
+       {"mechanism",
+        "or the training mechanism, reported by its accountants and (without "
+        "--sampling) run on its own sampler: " +
+            mechanismIdList(),
+        "id"},
+       {"batch-average",
+        "how the noisy gradient sum is averaged: expected (divided by m, default) | realised "
+        "(divided by each step's |B|)",
+        "name"},
+       {"target-epsilon", "the ε the run is calibrated to, > 0", "E"}}};
 }
 
 // --accountant / --mechanism, --batch-average and --target-epsilon, after the shared flags.
 Result<CheckOptions> checkOptionsFromParser(const AccountingInvocation& inv) {
-  const QCommandLineParser& parser = inv.parser;
+  const CommandLine& parser = inv.parser;
   CheckOptions options;
   options.epsilon = inv.options;
-  const bool accountant = parser.isSet(QStringLiteral("accountant"));
-  if (accountant && parser.isSet(QStringLiteral("mechanism"))) {
+  const bool accountant = parser.isSet("accountant");
+  if (accountant && parser.isSet("mechanism")) {
     return Status::invalidArgument("--accountant and --mechanism both name what the run reports: give one");
   }
   if (accountant) {
-    options.reported = toStd(parser.value(QStringLiteral("accountant")));
+    options.reported = parser.value("accountant");
     if (!findAccountant(options.reported)) {
       return Status::invalidArgument("--accountant '" + options.reported + "' is unknown: must be one of " +
                                      accountantIdList());
     }
   }
-  if (parser.isSet(QStringLiteral("mechanism"))) {
-    options.reported = toStd(parser.value(QStringLiteral("mechanism")));
+  if (parser.isSet("mechanism")) {
+    options.reported = parser.value("mechanism");
     if (!core::training::parseMechanism(options.reported) || options.reported == "sgd") {
       return Status::invalidArgument("--mechanism '" + options.reported + "': must be one of " + mechanismIdList());
     }
   }
-  if (parser.isSet(QStringLiteral("batch-average"))) {
-    DPX_ASSIGN_OR_RETURN(options.batchAverage,
-                         parseNamed(QStringLiteral("batch-average"), parser.value(QStringLiteral("batch-average")),
-                                    parseBatchAverage, "expected or realised"));
+  if (parser.isSet("batch-average")) {
+    DPX_ASSIGN_OR_RETURN(options.batchAverage, parseNamed("batch-average", parser.value("batch-average"),
+                                                          parseBatchAverage, "expected or realised"));
   }
-  if (parser.isSet(QStringLiteral("target-epsilon"))) {
+  if (parser.isSet("target-epsilon")) {
     DPX_ASSIGN_OR_RETURN(options.targetEpsilon, targetEpsilonOption(parser));
   }
   return options;
@@ -106,7 +105,7 @@ void writeCheckText(std::ostream& out, const ConfigurationCheck& check) {
 
 }  // namespace
 
-int commandCheck(const QStringList& args, Io& io) {
+int commandCheck(const Arguments& args, Io& io) {
   AccountingInvocation inv;
   if (auto code = parseAccountingInvocation(args, io, checkCommand(), inv)) return *code;
   const Result<CheckOptions> options = checkOptionsFromParser(inv);

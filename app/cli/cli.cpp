@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "common/worker_placement.h"
 
 namespace dpx::cli {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 struct Command {
   std::string_view name;
   std::string_view summary;
-  int (*run)(const QStringList&, Io&);
+  int (*run)(const Arguments&, Io&);
 };
 
 constexpr std::array<Command, 14> kCommands{{
@@ -48,28 +49,31 @@ void printUsage(std::ostream& out) {
 
 }  // namespace
 
-int run(const QStringList& arguments, std::ostream& out, std::ostream& err) {
+int run(const Arguments& arguments, std::ostream& out, std::ostream& err) {
   if (arguments.size() < 2) {
     err << "dpx: no command given (commands: ";
     for (std::size_t i = 0; i < kCommands.size(); ++i) err << (i ? ", " : "") << kCommands[i].name;
     err << "; see dpx --help)\n";
     return kExitUsage;
   }
-  const QString first = arguments.at(1);
-  if (first == QStringLiteral("--help") || first == QStringLiteral("-h") || first == QStringLiteral("help")) {
+  const std::string& first = arguments.at(1);
+  if (first == "--help" || first == "-h" || first == "help") {
     printUsage(out);
     return kExitOk;
   }
-  if (first == QStringLiteral("--version") || first == QStringLiteral("-v")) {
+  if (first == "--version" || first == "-v") {
     out << "dpx " << DPX_VERSION << "\n";
     return kExitOk;
   }
-  const std::string name = first.toStdString();
+  const std::string& name = first;
   for (const Command& c : kCommands) {
     if (c.name != name) continue;
+    // A command computes for milliseconds: oneTBB's workers must be on the other cores when it
+    // starts, not one scheduler tick later.
+    core::placeParallelWorkers();
     Io io{out, err, name};
-    QStringList args = arguments.mid(1);
-    args[0] = QStringLiteral("dpx");
+    Arguments args(arguments.begin() + 1, arguments.end());
+    args[0] = "dpx";
     return c.run(args, io);
   }
   err << "dpx: unknown command '" << name << "' (commands: ";

@@ -4,8 +4,9 @@
 // 2 invalid input — one line on stderr naming the flag and the accepted range.
 #pragma once
 
-#include <QStringList>
 #include <ostream>
+
+#include "command_line.h"
 
 namespace dpx::cli {
 
@@ -13,7 +14,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
-// arguments[0] is the program name, as in QCoreApplication::arguments().
-int run(const QStringList& arguments, std::ostream& out, std::ostream& err);
+// arguments[0] is the program name (argv[0]).
+int run(const Arguments& arguments, std::ostream& out, std::ostream& err);
 
 }  // namespace dpx::cli

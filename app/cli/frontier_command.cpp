@@ -1,7 +1,12 @@
 // dpx frontier: test accuracy against ε (or against epochs at a fixed ε) for several mechanisms,
 // every point a run calibrated to its target and averaged over seeds.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "accounting/registry.h"
 #include "cli.h"
@@ -23,35 +28,38 @@ namespace {
 
 constexpr int kDefaultPoints = 10;
 
-void addFrontierOptions(QCommandLineParser& parser) {
+void addFrontierOptions(CommandLine& parser) {
   addTrainingOptions(parser);
-  addOption(parser, QStringLiteral("mechanisms"),
-            QStringLiteral("comma-separated private mechanisms (default dp-sgld,dp-sgd): dp-sgld, dp-sgd, cyclic, "
-                           "outpert, sgld-posterior"),
-            QStringLiteral("list"));
-  addOption(parser, QStringLiteral("epsilons"),
-            QStringLiteral("target ε of each point (vary epsilon); with --vary epochs the fixed ε. Default: "
-                           "--points targets log-spaced over [E/8, 8E] around --target-epsilon E"),
-            QStringLiteral("list"));
-  addOption(parser, QStringLiteral("points"), QStringLiteral("points of a default grid, 2-64 (default 10)"),
-            QStringLiteral("P"));
-  addOption(parser, QStringLiteral("seeds"), QStringLiteral("runs per point, 1-50 (default 3)"), QStringLiteral("S"));
-  addOption(parser, QStringLiteral("vary"), QStringLiteral("epsilon (default) | epochs"), QStringLiteral("what"));
-  addOption(parser, QStringLiteral("epochs-list"),
-            QStringLiteral("vary epochs: the epochs of each point (default: --points values over [E/8, 8E] "
-                           "around --epochs)"),
-            QStringLiteral("list"));
-  addOption(parser, QStringLiteral("csv"), QStringLiteral("CSV output, one row per point"));
+  parser.addOption("mechanisms",
+                   "comma-separated private mechanisms (default dp-sgld,dp-sgd): dp-sgld, dp-sgd, cyclic, "
+                   "outpert, sgld-posterior",
+                   "list");
+  parser.addOption("epsilons",
+                   "target ε of each point (vary epsilon); with --vary epochs the fixed ε. Default: "
+                   "--points targets log-spaced over [E/8, 8E] around --target-epsilon E",
+                   "list");
+  parser.addOption("points", "points of a default grid, 2-64 (default 10)", "P");
+  parser.addOption("seeds", "runs per point, 1-50 (default 3)", "S");
+  parser.addOption("vary", "epsilon (default) | epochs", "what");
+  parser.addOption("epochs-list",
+                   "vary epochs: the epochs of each point (default: --points values over [E/8, 8E] "
+                   "around --epochs)",
+                   "list");
+  parser.addOption("csv", "CSV output, one row per point");
 }
 
-Result<std::vector<Mechanism>> mechanismsFromParser(const QCommandLineParser& parser) {
-  const QString text = parser.isSet(QStringLiteral("mechanisms")) ? parser.value(QStringLiteral("mechanisms"))
-                                                                  : QStringLiteral("dp-sgld,dp-sgd");
+Result<std::vector<Mechanism>> mechanismsFromParser(const CommandLine& parser) {
+  const std::string text = parser.isSet("mechanisms") ? parser.value("mechanisms") : "dp-sgld,dp-sgd";
   std::vector<Mechanism> out;
-  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    const auto m = parseMechanism(toStd(part.trimmed()));
+  // Empty entries ("a,,b", a trailing comma) are skipped; an entry of spaces is not a mechanism.
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view part = std::string_view(text).substr(start, comma - start);
+    start = comma + 1;
+    if (part.empty()) continue;
+    const auto m = parseMechanism(trimmed(part));
     if (!m || !isPrivate(*m)) {
-      return Status::invalidArgument("--mechanisms: '" + toStd(part) +
+      return Status::invalidArgument("--mechanisms: '" + std::string(part) +
                                      "' is not a private mechanism (dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior)");
     }
     out.push_back(*m);
@@ -60,24 +68,21 @@ Result<std::vector<Mechanism>> mechanismsFromParser(const QCommandLineParser& pa
   return out;
 }
 
-Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, const TrainerConfig& base) {
+Result<FrontierRequest> requestFromParser(const CommandLine& parser, const TrainerConfig& base) {
   FrontierRequest request;
   request.base = base;
   DPX_ASSIGN_OR_RETURN(request.mechanisms, mechanismsFromParser(parser));
-  DPX_ASSIGN_OR_RETURN(const std::int64_t seeds, integerOption(parser, QStringLiteral("seeds"), 3, 1, 50));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seeds, integerOption(parser, "seeds", 3, 1, 50));
   request.seeds = static_cast<int>(seeds);
-  DPX_ASSIGN_OR_RETURN(const std::int64_t points,
-                       integerOption(parser, QStringLiteral("points"), kDefaultPoints, 2, 64));
-  const QString vary =
-      parser.isSet(QStringLiteral("vary")) ? parser.value(QStringLiteral("vary")) : QStringLiteral("epsilon");
-  if (vary == QStringLiteral("epochs")) {
+  DPX_ASSIGN_OR_RETURN(const std::int64_t points, integerOption(parser, "points", kDefaultPoints, 2, 64));
+  const std::string vary = parser.isSet("vary") ? parser.value("vary") : "epsilon";
+  if (vary == "epochs") {
     request.vary = FrontierVary::kEpochs;
-  } else if (vary != QStringLiteral("epsilon")) {
-    return Status::invalidArgument("--vary " + toStd(vary) + ": must be epsilon or epochs");
+  } else if (vary != "epsilon") {
+    return Status::invalidArgument("--vary " + vary + ": must be epsilon or epochs");
   }
-  if (parser.isSet(QStringLiteral("epsilons"))) {
-    DPX_ASSIGN_OR_RETURN(request.epsilons,
-                         numberList(QStringLiteral("epsilons"), parser.value(QStringLiteral("epsilons"))));
+  if (parser.isSet("epsilons")) {
+    DPX_ASSIGN_OR_RETURN(request.epsilons, numberList("epsilons", parser.value("epsilons")));
   } else if (base.targetEpsilon) {
     request.epsilons = request.vary == FrontierVary::kEpsilon
                            ? frontierEpsilonGrid(*base.targetEpsilon, static_cast<int>(points))
@@ -89,9 +94,8 @@ Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, cons
     if (!(e > 0.0)) return Status::invalidArgument("--epsilons " + formatNumber(e) + ": every target ε must be > 0");
   }
   if (request.vary == FrontierVary::kEpochs) {
-    if (parser.isSet(QStringLiteral("epochs-list"))) {
-      DPX_ASSIGN_OR_RETURN(request.epochsList,
-                           numberList(QStringLiteral("epochs-list"), parser.value(QStringLiteral("epochs-list"))));
+    if (parser.isSet("epochs-list")) {
+      DPX_ASSIGN_OR_RETURN(request.epochsList, numberList("epochs-list", parser.value("epochs-list")));
       for (double e : request.epochsList) {
         if (!(e > 0.0) || e > 100000.0) {
           return Status::invalidArgument("--epochs-list " + formatNumber(e) + ": every entry must be in (0, 1e5]");
@@ -100,7 +104,7 @@ Result<FrontierRequest> requestFromParser(const QCommandLineParser& parser, cons
     } else {
       request.epochsList = frontierEpochsGrid(base.epochs, static_cast<int>(points));
     }
-  } else if (parser.isSet(QStringLiteral("epochs-list"))) {
+  } else if (parser.isSet("epochs-list")) {
     return Status::invalidArgument("--epochs-list is for --vary epochs");
   }
   return request;
@@ -232,13 +236,12 @@ void writeText(std::ostream& out, const std::string& data, const FrontierResult&
 
 }  // namespace
 
-int commandFrontier(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+int commandFrontier(const Arguments& args, Io& io) {
+  CommandLine parser;
   addFrontierOptions(parser);
-  if (auto code =
-          parseOrExit(parser, args, io,
-                      QStringLiteral("the privacy–utility frontier: test accuracy against ε (or epochs at a "
-                                     "fixed ε), each point calibrated to its target and averaged over seeds"))) {
+  if (auto code = parseOrExit(parser, args, io,
+                              "the privacy–utility frontier: test accuracy against ε (or epochs at a "
+                              "fixed ε), each point calibrated to its target and averaged over seeds")) {
     return *code;
   }
   if (Status s = oneOutputFormat(parser); !s.isOk()) return fail(io, s);
@@ -250,9 +253,9 @@ int commandFrontier(const QStringList& args, Io& io) {
   if (!data) return fail(io, data.status());
   Result<FrontierResult> result = computeFrontier(*request, data->data);
   if (!result) return fail(io, result.status());
-  if (parser.isSet(QStringLiteral("json"))) {
+  if (parser.isSet("json")) {
     writeJson(io.out, data->description, *result);
-  } else if (parser.isSet(QStringLiteral("csv"))) {
+  } else if (parser.isSet("csv")) {
     writeCsv(io.out, *result);
   } else {
     writeText(io.out, data->description, *result);

@@ -6,19 +6,24 @@
 // reads back to the same double). Exit 0: every value matches; 1: the differing fields are
 // listed; 2: the file is not a readable statement (malformed JSON with its byte offset, a missing
 // or ill-typed field, a knob out of range).
-#include <QCommandLineOption>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
-#include <QSaveFile>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "accounting/handoff_snippets.h"
@@ -28,11 +33,13 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common/format.h"
+#include "io/json_reader.h"
 #include "io/json_writer.h"
 
 namespace dpx::cli {
 
 using core::formatNumber;
+using core::JsonValue;
 using core::Params;
 using core::Result;
 using core::Status;
@@ -48,33 +55,24 @@ struct StatementRequest {
   EpsilonOptions options;
   bool json = false;
   std::optional<HandoffTarget> snippet;
-  QString output;
+  std::string output;
 };
 
-void addStatementOptions(QCommandLineParser& parser) {
-  addOption(parser, QStringLiteral("conversion"),
-            QStringLiteral("RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic (Mironov 2017)"),
-            QStringLiteral("name"));
-  addOption(parser, QStringLiteral("alphas"), QStringLiteral("comma-separated Rényi orders in [1.01, 1024]"),
-            QStringLiteral("list"));
-  addOption(parser, QStringLiteral("discretisation"),
-            QStringLiteral("exact accountant: loss grid Δ in (0, 1] (default: chosen to meet --accuracy)"),
-            QStringLiteral("D"));
-  addOption(parser, QStringLiteral("accuracy"),
-            QStringLiteral("exact accountant: relative width of the ε bracket, in (0, 0.5] (default 0.01)"),
-            QStringLiteral("A"));
+void addStatementOptions(CommandLine& parser) {
+  parser.addOption("conversion",
+                   "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic (Mironov 2017)", "name");
+  parser.addOption("alphas", "comma-separated Rényi orders in [1.01, 1024]", "list");
+  parser.addOption("discretisation", "exact accountant: loss grid Δ in (0, 1] (default: chosen to meet --accuracy)",
+                   "D");
+  parser.addOption("accuracy", "exact accountant: relative width of the ε bracket, in (0, 0.5] (default 0.01)", "A");
   // Read by the shared option parser; a statement reports headlines, so it is refused below.
-  QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("not used"), QStringLiteral("id"));
-  variant.setFlags(QCommandLineOption::HiddenFromHelp);
-  parser.addOption(variant);
-  addOption(parser, QStringLiteral("json"), QStringLiteral("the statement as JSON (what dpx verify reads)"));
-  addOption(parser, QStringLiteral("snippet"),
-            QStringLiteral("print only the run as configuration for opacus | jax-privacy"), QStringLiteral("name"));
-  addOption(parser, QStringLiteral("output"), QStringLiteral("write to FILE instead of standard output"),
-            QStringLiteral("FILE"));
+  parser.addOption("variant", "not used", "id", {}, /*hidden=*/true);
+  parser.addOption("json", "the statement as JSON (what dpx verify reads)");
+  parser.addOption("snippet", "print only the run as configuration for opacus | jax-privacy", "name");
+  parser.addOption("output", "write to FILE instead of standard output", "FILE");
 }
 
-Result<StatementRequest> statementRequest(const QCommandLineParser& parser) {
+Result<StatementRequest> statementRequest(const CommandLine& parser) {
   StatementRequest r;
   DPX_ASSIGN_OR_RETURN(r.params, knobsFromParser(parser));
   DPX_ASSIGN_OR_RETURN(r.options, epsilonOptionsFromParser(parser));
@@ -82,14 +80,14 @@ Result<StatementRequest> statementRequest(const QCommandLineParser& parser) {
     return Status::invalidArgument("--variant '" + r.options.variant +
                                    "': a privacy statement reports each accountant's headline result");
   }
-  r.json = parser.isSet(QStringLiteral("json"));
-  if (parser.isSet(QStringLiteral("snippet"))) {
-    DPX_ASSIGN_OR_RETURN(r.snippet, parseNamed(QStringLiteral("snippet"), parser.value(QStringLiteral("snippet")),
-                                               parseHandoff, "opacus or jax-privacy"));
+  r.json = parser.isSet("json");
+  if (parser.isSet("snippet")) {
+    DPX_ASSIGN_OR_RETURN(r.snippet,
+                         parseNamed("snippet", parser.value("snippet"), parseHandoff, "opacus or jax-privacy"));
     if (r.json) return Status::invalidArgument("--snippet and --json: give one (--snippet prints only the snippet)");
   }
-  r.output = parser.value(QStringLiteral("output"));
-  if (parser.isSet(QStringLiteral("output")) && r.output.isEmpty()) {
+  r.output = parser.value("output");
+  if (parser.isSet("output") && r.output.empty()) {
     return Status::invalidArgument("--output needs a file name");
   }
   return r;
@@ -178,24 +176,74 @@ std::string statementText(const PrivacyStatement& s) {
   return out.str();
 }
 
-Status writeFile(const QString& path, const std::string& text) {
-  QSaveFile file(path);
-  const QByteArray bytes = QByteArray::fromStdString(text);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    return Status::ioError("cannot write " + toStd(path) + ": " + toStd(file.errorString()));
+// Where writing `path` lands: through a symbolic link (and a link to a link) to its target, so
+// that the link survives the rename.
+std::filesystem::path writeTarget(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path target = path;
+  std::error_code error;
+  for (int depth = 0; fs::is_symlink(fs::symlink_status(target, error)); ++depth) {
+    const fs::path link = fs::read_symlink(target, error);
+    if (error || depth == 127) return path;  // a loop: writing replaces the link itself
+    target = link.is_absolute() ? link : target.parent_path() / link;
+  }
+  return target;
+}
+
+// The text in place of `path`, whole or not at all: written to a temporary file beside it and
+// renamed over it, so that a reader never sees half a statement and a failed write leaves the old
+// file as it was. An existing file keeps its permissions. The refusals are worded as they always
+// have been (the operating system's reason), since scripts may match them.
+Status writeFile(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const auto cannotWrite = [&](const std::string& reason) {
+    return Status::ioError("cannot write " + path + ": " + reason);
+  };
+  std::error_code error;
+  const fs::file_status existing = fs::status(path, error);
+  const bool exists = fs::exists(existing);
+  if (exists && ::access(path.c_str(), W_OK) != 0) return cannotWrite("Existing file " + path + " is not writable");
+  if (fs::is_directory(existing)) return cannotWrite("Filename refers to a directory");
+  const fs::path target = writeTarget(path);
+
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::mt19937_64 random(std::random_device{}());
+  std::uniform_int_distribution<std::size_t> letter(0, sizeof kLetters - 2);
+  fs::path temporary;
+  std::FILE* file = nullptr;
+  for (int attempt = 0; file == nullptr; ++attempt) {
+    std::string suffix = ".";
+    for (int i = 0; i < 6; ++i) suffix += kLetters[letter(random)];
+    temporary = target;
+    temporary += suffix;
+    file = std::fopen(temporary.c_str(), "wbx");  // "x": a new file, never someone else's
+    if (file == nullptr && (errno != EEXIST || attempt == 99)) return cannotWrite(std::strerror(errno));
+  }
+  if (exists) fs::permissions(temporary, existing.permissions() & fs::perms::all, error);
+
+  int failure = 0;
+  if (std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fflush(file) != 0) {
+    failure = errno != 0 ? errno : EIO;
+  }
+  if (failure == 0) ::fsync(fileno(file));  // durable before it replaces the old file; not all file systems can
+  if (std::fclose(file) != 0 && failure == 0) failure = errno;
+  if (failure == 0 && std::rename(temporary.c_str(), target.c_str()) != 0) failure = errno;
+  if (failure != 0) {
+    fs::remove(temporary, error);
+    return cannotWrite(std::strerror(failure));
   }
   return Status::ok();
 }
 
 }  // namespace
 
-int commandStatement(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+int commandStatement(const Arguments& args, Io& io) {
+  CommandLine parser;
   addKnobOptions(parser);
   addStatementOptions(parser);
-  const QString summary = QStringLiteral(
+  const std::string summary =
       "The privacy statement of a run: every accountant's verdict (applicable or the violated assumptions), ε at δ,\n"
-      "native parameters and the assumptions checked; --json writes the re-checkable document (dpx verify FILE).");
+      "native parameters and the assumptions checked; --json writes the re-checkable document (dpx verify FILE).";
   if (auto code = parseOrExit(parser, args, io, summary)) return *code;
   const Result<StatementRequest> request = statementRequest(parser);
   if (!request) return fail(io, request.status());
@@ -207,13 +255,12 @@ int commandStatement(const QStringList& args, Io& io) {
   } else {
     text = request->json ? privacyStatementJson(*statement) + "\n" : statementText(*statement);
   }
-  if (request->output.isEmpty()) {
+  if (request->output.empty()) {
     io.out << text;
     return kExitOk;
   }
   if (Status s = writeFile(request->output, text); !s.isOk()) return fail(io, s);
-  io.out << (request->snippet ? "configuration" : "privacy statement") << " written to " << toStd(request->output)
-         << "\n";
+  io.out << (request->snippet ? "configuration" : "privacy statement") << " written to " << request->output << "\n";
   return kExitOk;
 }
 
@@ -222,68 +269,85 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // dpx verify: reading the statement
 
-constexpr qint64 kMaxStatementBytes = 16 * 1024 * 1024;
+constexpr std::uintmax_t kMaxStatementBytes = 16 * 1024 * 1024;
 
-std::string typeName(const QJsonValue& v) {
-  switch (v.type()) {
-    case QJsonValue::Null:
+std::string typeName(const JsonValue* v) {
+  if (v == nullptr) return "nothing";
+  switch (v->type()) {
+    case JsonValue::Type::kNull:
       return "null";
-    case QJsonValue::Bool:
+    case JsonValue::Type::kBool:
       return "a boolean";
-    case QJsonValue::Double:
+    case JsonValue::Type::kNumber:
       return "a number";
-    case QJsonValue::String:
+    case JsonValue::Type::kString:
       return "a string";
-    case QJsonValue::Array:
+    case JsonValue::Type::kArray:
       return "an array";
-    case QJsonValue::Object:
+    case JsonValue::Type::kObject:
       return "an object";
-    case QJsonValue::Undefined:
-      break;
   }
   return "nothing";
 }
 
+// A number as verify has always read it: -0 is 0, which the messages and difference lines print.
+double numberOf(const JsonValue& v) {
+  const double number = v.asNumber();
+  return number == 0.0 ? 0.0 : number;
+}
+
 // The value at `key`, which must be of `type`; the refusal names the field's path.
-Result<QJsonValue> field(const QJsonObject& o, const QString& key, const std::string& path, QJsonValue::Type type,
-                         const std::string& expected) {
-  const QJsonValue v = o.value(key);
-  if (v.isUndefined()) return Status::parseError(path + ": missing (expected " + expected + ")");
-  if (v.type() != type) return Status::parseError(path + ": expected " + expected + ", found " + typeName(v));
+Result<const JsonValue*> field(const JsonValue& o, std::string_view key, const std::string& path, JsonValue::Type type,
+                               const std::string& expected) {
+  const JsonValue* v = o.find(key);
+  if (v == nullptr) return Status::parseError(path + ": missing (expected " + expected + ")");
+  if (v->type() != type) return Status::parseError(path + ": expected " + expected + ", found " + typeName(v));
   return v;
 }
 
-Result<QJsonObject> readStatementFile(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    return Status::ioError("cannot read " + toStd(path) + ": " + toStd(file.errorString()));
-  }
-  if (file.size() > kMaxStatementBytes) {
-    return Status::invalidArgument(toStd(path) + ": " + std::to_string(file.size()) +
+// The failures are worded as they always have been (the operating system's reason, or "file to
+// open is a directory"), since scripts may match them.
+Result<std::string> readStatementBytes(const std::string& path) {
+  const auto cannotRead = [&](const std::string& reason) {
+    return Status::ioError("cannot read " + path + ": " + reason);
+  };
+  if (path.empty()) return cannotRead("No file name specified");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return cannotRead(std::strerror(errno));
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return cannotRead("file to open is a directory");
+  // Not a regular file (a pipe): no size to refuse beforehand.
+  const std::uintmax_t size =
+      std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
+  if (!error && size > kMaxStatementBytes) {
+    return Status::invalidArgument(path + ": " + std::to_string(size) +
                                    " bytes is too large for a privacy statement (at most 16 MiB)");
   }
-  QJsonParseError error{};
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-  if (error.error != QJsonParseError::NoError) {
-    return Status::parseError(toStd(path) + ": not JSON: " + toStd(error.errorString()) + " at byte " +
-                              std::to_string(error.offset));
-  }
-  if (!doc.isObject()) return Status::parseError(toStd(path) + ": expected a JSON object (a privacy statement)");
-  return doc.object();
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return bytes.str();
+}
+
+Result<JsonValue> readStatementFile(const std::string& path) {
+  DPX_ASSIGN_OR_RETURN(const std::string bytes, readStatementBytes(path));
+  Result<JsonValue> doc = core::parseJson(bytes);
+  if (!doc) return Status::parseError(path + ": not JSON: " + doc.status().message());
+  if (!doc->isObject()) return Status::parseError(path + ": expected a JSON object (a privacy statement)");
+  return std::move(doc).value();
 }
 
 // format, format_version and the version of DP Explorer that wrote it.
-Result<std::string> readHeader(const QJsonObject& o) {
-  DPX_ASSIGN_OR_RETURN(const QJsonValue format, field(o, QStringLiteral("format"), "format", QJsonValue::String,
+Result<std::string> readHeader(const JsonValue& o) {
+  DPX_ASSIGN_OR_RETURN(const JsonValue* format, field(o, "format", "format", JsonValue::Type::kString,
                                                       "\"" + std::string(kStatementFormat) + "\""));
-  if (format.toString().toStdString() != kStatementFormat) {
-    return Status::parseError("format: \"" + format.toString().toStdString() +
+  if (format->asString() != kStatementFormat) {
+    return Status::parseError("format: \"" + format->asString() +
                               "\" is not a DP Explorer privacy statement (expected \"" + std::string(kStatementFormat) +
                               "\")");
   }
-  DPX_ASSIGN_OR_RETURN(const QJsonValue version,
-                       field(o, QStringLiteral("format_version"), "format_version", QJsonValue::Double, "an integer"));
-  const double v = version.toDouble();
+  DPX_ASSIGN_OR_RETURN(const JsonValue* version,
+                       field(o, "format_version", "format_version", JsonValue::Type::kNumber, "an integer"));
+  const double v = numberOf(*version);
   if (v != std::floor(v) || v < 1) {
     return Status::invalidArgument("format_version: " + formatNumber(v) + " is not a format version (an integer ≥ 1)");
   }
@@ -291,54 +355,51 @@ Result<std::string> readHeader(const QJsonObject& o) {
     return Status::invalidArgument("format_version: " + formatNumber(v) + " is newer than this DP Explorer reads (" +
                                    std::to_string(kStatementFormatVersion) + ")");
   }
-  DPX_ASSIGN_OR_RETURN(const QJsonValue written, field(o, QStringLiteral("dpexplorer_version"), "dpexplorer_version",
-                                                       QJsonValue::String, "a string"));
-  return written.toString().toStdString();
+  DPX_ASSIGN_OR_RETURN(const JsonValue* written,
+                       field(o, "dpexplorer_version", "dpexplorer_version", JsonValue::Type::kString, "a string"));
+  return written->asString();
 }
 
 // One knob of "run": a number inside the knob's range, as the knob flags accept.
-Status readKnob(const QJsonObject& run, const core::KnobInfo& info, Params& p) {
+Status readKnob(const JsonValue& run, const core::KnobInfo& info, Params& p) {
   const std::string path = std::string("run.") + info.key;
-  DPX_ASSIGN_OR_RETURN(const QJsonValue v,
-                       field(run, QString::fromLatin1(info.key), path, QJsonValue::Double, "a number"));
-  if (Status s = core::validateKnob(info.knob, v.toDouble()); !s.isOk()) {
+  DPX_ASSIGN_OR_RETURN(const JsonValue* v, field(run, info.key, path, JsonValue::Type::kNumber, "a number"));
+  if (Status s = core::validateKnob(info.knob, numberOf(*v)); !s.isOk()) {
     return Status::invalidArgument(path + ": " + s.message());
   }
-  core::setKnobValue(p, info.knob, v.toDouble());
+  core::setKnobValue(p, info.knob, numberOf(*v));
   return Status::ok();
 }
 
 // "sampling" or "neighbouring": a name core parses, or "each accountant's own" for unset.
 template <typename T>
-Result<std::optional<T>> readScheme(const QJsonObject& run, const char* key,
-                                    std::optional<T> (*parse)(std::string_view), const std::string& accepted) {
+Result<std::optional<T>> readScheme(const JsonValue& run, const char* key, std::optional<T> (*parse)(std::string_view),
+                                    const std::string& accepted) {
   const std::string path = std::string("run.") + key;
-  DPX_ASSIGN_OR_RETURN(const QJsonValue v, field(run, QString::fromLatin1(key), path, QJsonValue::String, "a string"));
-  const std::string text = v.toString().toStdString();
+  DPX_ASSIGN_OR_RETURN(const JsonValue* v, field(run, key, path, JsonValue::Type::kString, "a string"));
+  const std::string& text = v->asString();
   if (text == kEachAccountantsOwn) return std::optional<T>{};
   if (std::optional<T> value = parse(text)) return value;
   return Status::invalidArgument(path + ": \"" + text + "\" must be " + accepted + " or \"" +
                                  std::string(kEachAccountantsOwn) + "\"");
 }
 
-Result<Params> readRun(const QJsonObject& statement) {
-  DPX_ASSIGN_OR_RETURN(const QJsonValue runValue,
-                       field(statement, QStringLiteral("run"), "run", QJsonValue::Object, "an object"));
-  const QJsonObject run = runValue.toObject();
+Result<Params> readRun(const JsonValue& statement) {
+  DPX_ASSIGN_OR_RETURN(const JsonValue* run, field(statement, "run", "run", JsonValue::Type::kObject, "an object"));
   Params p;
-  for (const core::KnobInfo& info : core::knobInfos()) DPX_RETURN_IF_ERROR(readKnob(run, info, p));
-  DPX_ASSIGN_OR_RETURN(const QJsonValue schedule,
-                       field(run, QStringLiteral("schedule"), "run.schedule", QJsonValue::String, "a string"));
-  const auto parsedSchedule = core::parseSchedule(schedule.toString().toStdString());
+  for (const core::KnobInfo& info : core::knobInfos()) DPX_RETURN_IF_ERROR(readKnob(*run, info, p));
+  DPX_ASSIGN_OR_RETURN(const JsonValue* schedule,
+                       field(*run, "schedule", "run.schedule", JsonValue::Type::kString, "a string"));
+  const auto parsedSchedule = core::parseSchedule(schedule->asString());
   if (!parsedSchedule) return Status::invalidArgument("run.schedule: must be \"constant\" or \"decreasing\"");
   p.schedule = *parsedSchedule;
   DPX_ASSIGN_OR_RETURN(p.sampling,
-                       readScheme(run, "sampling", core::parseSampling, "poisson, uniform, cyclic or shuffle"));
+                       readScheme(*run, "sampling", core::parseSampling, "poisson, uniform, cyclic or shuffle"));
   DPX_ASSIGN_OR_RETURN(p.neighbouring,
-                       readScheme(run, "neighbouring", core::parseNeighbouring, "add-remove or replace-one"));
-  DPX_ASSIGN_OR_RETURN(const QJsonValue averaged,
-                       field(run, QStringLiteral("averaged"), "run.averaged", QJsonValue::Bool, "true or false"));
-  p.averaged = averaged.toBool();
+                       readScheme(*run, "neighbouring", core::parseNeighbouring, "add-remove or replace-one"));
+  DPX_ASSIGN_OR_RETURN(const JsonValue* averaged,
+                       field(*run, "averaged", "run.averaged", JsonValue::Type::kBool, "true or false"));
+  p.averaged = averaged->asBool();
   if (p.m > p.n) {
     return Status::invalidArgument("run.m: m = " + std::to_string(p.m) + " exceeds n = " + std::to_string(p.n) +
                                    ": the batch size m must be in [1, n]");
@@ -348,70 +409,69 @@ Result<Params> readRun(const QJsonObject& statement) {
 }
 
 // "orders": "default" or a list of Rényi orders; "fixed_alpha": null or one order.
-Status readOrders(const QJsonObject& o, EpsilonOptions& options) {
-  const QJsonValue orders = o.value(QStringLiteral("orders"));
-  if (orders.isArray()) {
+Status readOrders(const JsonValue& o, EpsilonOptions& options) {
+  const JsonValue* orders = o.find("orders");
+  if (orders != nullptr && orders->isArray()) {
     std::vector<double> list;
-    for (const QJsonValue& x : orders.toArray()) {
-      if (!x.isDouble()) return Status::parseError("options.orders: expected numbers, found " + typeName(x));
-      list.push_back(x.toDouble());
+    for (const JsonValue& x : orders->asArray()) {
+      if (!x.isNumber()) return Status::parseError("options.orders: expected numbers, found " + typeName(&x));
+      list.push_back(numberOf(x));
     }
     Result<std::vector<double>> normalized = normalizeOrders(list);
     if (!normalized) return Status::invalidArgument("options.orders: " + normalized.status().message());
     options.orders = *normalized;
-  } else if (orders.toString() != QLatin1String("default")) {
+  } else if (orders == nullptr || orders->asString() != "default") {
     return Status::parseError("options.orders: expected \"default\" or an array of Rényi orders, found " +
                               typeName(orders));
   }
-  const QJsonValue fixed = o.value(QStringLiteral("fixed_alpha"));
-  if (fixed.isDouble()) {
-    if (Result<std::vector<double>> one = normalizeOrders({fixed.toDouble()}); !one) {
+  const JsonValue* fixed = o.find("fixed_alpha");
+  if (fixed != nullptr && fixed->isNumber()) {
+    if (Result<std::vector<double>> one = normalizeOrders({numberOf(*fixed)}); !one) {
       return Status::invalidArgument("options.fixed_alpha: " + one.status().message());
     }
-    options.fixedAlpha = fixed.toDouble();
-  } else if (!fixed.isNull()) {
+    options.fixedAlpha = numberOf(*fixed);
+  } else if (fixed == nullptr || !fixed->isNull()) {
     return Status::parseError("options.fixed_alpha: expected null or a number, found " + typeName(fixed));
   }
   return Status::ok();
 }
 
 // "exact": the exact accountant's bracket width and optional loss grid.
-Status readExact(const QJsonObject& o, EpsilonOptions& options) {
-  DPX_ASSIGN_OR_RETURN(const QJsonValue exactValue,
-                       field(o, QStringLiteral("exact"), "options.exact", QJsonValue::Object, "an object"));
-  const QJsonObject exact = exactValue.toObject();
-  DPX_ASSIGN_OR_RETURN(const QJsonValue accuracy, field(exact, QStringLiteral("accuracy"), "options.exact.accuracy",
-                                                        QJsonValue::Double, "a number"));
-  options.exact.accuracy = accuracy.toDouble();
+Status readExact(const JsonValue& o, EpsilonOptions& options) {
+  DPX_ASSIGN_OR_RETURN(const JsonValue* exact,
+                       field(o, "exact", "options.exact", JsonValue::Type::kObject, "an object"));
+  DPX_ASSIGN_OR_RETURN(const JsonValue* accuracy,
+                       field(*exact, "accuracy", "options.exact.accuracy", JsonValue::Type::kNumber, "a number"));
+  options.exact.accuracy = numberOf(*accuracy);
   if (!(options.exact.accuracy > 0.0 && options.exact.accuracy <= 0.5)) {
     return Status::invalidArgument("options.exact.accuracy: " + formatNumber(options.exact.accuracy) +
                                    " is out of range: the relative bracket width must be in (0, 0.5]");
   }
-  const QJsonValue grid = exact.value(QStringLiteral("discretisation"));
-  if (grid.isNull()) return Status::ok();
-  if (!grid.isDouble()) {
+  const JsonValue* grid = exact->find("discretisation");
+  if (grid != nullptr && grid->isNull()) return Status::ok();
+  if (grid == nullptr || !grid->isNumber()) {
     return Status::parseError("options.exact.discretisation: expected null or a number, found " + typeName(grid));
   }
-  if (!(grid.toDouble() > 0.0 && grid.toDouble() <= 1.0)) {
-    return Status::invalidArgument("options.exact.discretisation: " + formatNumber(grid.toDouble()) +
+  const double delta = numberOf(*grid);
+  if (!(delta > 0.0 && delta <= 1.0)) {
+    return Status::invalidArgument("options.exact.discretisation: " + formatNumber(delta) +
                                    " is out of range: the loss grid Δ must be in (0, 1]");
   }
-  options.exact.discretisation = grid.toDouble();
+  options.exact.discretisation = delta;
   return Status::ok();
 }
 
-Result<EpsilonOptions> readOptions(const QJsonObject& statement) {
-  DPX_ASSIGN_OR_RETURN(const QJsonValue value,
-                       field(statement, QStringLiteral("options"), "options", QJsonValue::Object, "an object"));
-  const QJsonObject o = value.toObject();
+Result<EpsilonOptions> readOptions(const JsonValue& statement) {
+  DPX_ASSIGN_OR_RETURN(const JsonValue* o,
+                       field(statement, "options", "options", JsonValue::Type::kObject, "an object"));
   EpsilonOptions options;
-  DPX_ASSIGN_OR_RETURN(const QJsonValue conversion, field(o, QStringLiteral("conversion"), "options.conversion",
-                                                          QJsonValue::String, "\"improved\" or \"classic\""));
-  const auto parsed = parseConversion(conversion.toString().toStdString());
+  DPX_ASSIGN_OR_RETURN(const JsonValue* conversion, field(*o, "conversion", "options.conversion",
+                                                          JsonValue::Type::kString, "\"improved\" or \"classic\""));
+  const auto parsed = parseConversion(conversion->asString());
   if (!parsed) return Status::invalidArgument("options.conversion: must be \"improved\" or \"classic\"");
   options.conversion = *parsed;
-  DPX_RETURN_IF_ERROR(readOrders(o, options));
-  DPX_RETURN_IF_ERROR(readExact(o, options));
+  DPX_RETURN_IF_ERROR(readOrders(*o, options));
+  DPX_RETURN_IF_ERROR(readExact(*o, options));
   return options;
 }
 
@@ -430,45 +490,195 @@ std::string excerpt(const std::string& text, std::size_t from) {
   return (start > 0 ? "…" : "") + text.substr(start, kWidth) + (start + kWidth < text.size() ? "…" : "");
 }
 
-// A value as the difference lines show it; for two long strings, the part where they first differ.
-std::string render(const QJsonValue& v, const QJsonValue& other = {}) {
+// An object's members in the order the difference lines have always followed: by name (in the
+// byte order of their UTF-8), a name given twice once, with its last value (the one find() reads).
+std::vector<const core::JsonMember*> sortedMembers(const JsonValue& object) {
+  std::vector<const core::JsonMember*> members;
+  for (const core::JsonMember& m : object.asObject()) members.push_back(&m);
+  std::stable_sort(members.begin(), members.end(),
+                   [](const core::JsonMember* a, const core::JsonMember* b) { return a->key < b->key; });
+  std::vector<const core::JsonMember*> lastOfEach;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (i + 1 < members.size() && members[i + 1]->key == members[i]->key) continue;
+    lastOfEach.push_back(members[i]);
+  }
+  return lastOfEach;
+}
+
+// A string in a compact document: quote, backslash and control characters escaped (\b \f \n \r \t
+// by name, the others as \u00XX), everything else as its UTF-8.
+std::string compactString(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escape[8];
+          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+          out += escape;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A number in a compact document: an integer within 64 bits in full (as written, or as the double
+// it reads as), any other number with its shortest round-trip digits, in decimal form unless the
+// exponent form is shorter ("1e-05", "1.5e+300", but "12345678901234567000").
+std::string compactNumber(const JsonValue& v) {
+  const std::string& text = v.numberText();
+  if (text.find_first_of(".eE") == std::string::npos) {
+    std::int64_t integer = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), integer);
+    if (error == std::errc() && end == text.data() + text.size()) return std::to_string(integer);
+  }
+  const double d = v.asNumber();
+  if (d == std::floor(d) && d >= -0x1p63 && d < 0x1p63) return std::to_string(static_cast<std::int64_t>(d));
+  // "d.ddde±x": the shortest digits and the decimal exponent.
+  char buffer[64];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, d, std::chars_format::scientific);
+  if (error != std::errc()) return core::roundTripNumber(d);
+  const std::string scientific(buffer, end);
+  const bool negative = scientific.front() == '-';
+  const std::size_t e = scientific.find('e');
+  std::string digits = scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  const int point = std::stoi(scientific.substr(e + 1)) + 1;  // digits[0] is followed by `point - 1` places
+  const int count = static_cast<int>(digits.size());
+  // Characters the decimal form saves over the exponent form, the two-digit exponent and its
+  // "e±" being 4, a point only in one of the forms shifting it by one.
+  int bias = 4;
+  if (count <= point && count > 1) {
+    ++bias;
+  } else if (count == 1 && point <= 0) {
+    --bias;
+  }
+  const bool decimal = point <= 0 ? 1 - point <= bias : point <= count ? true : point <= count + bias;
+  std::string out = negative ? "-" : "";
+  if (decimal) {
+    if (point <= 0) {
+      out += "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
+    } else if (point < count) {
+      out += digits.substr(0, static_cast<std::size_t>(point)) + "." + digits.substr(static_cast<std::size_t>(point));
+    } else {
+      out += digits + std::string(static_cast<std::size_t>(point - count), '0');
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (count > 1) out += "." + digits.substr(1);
+  const int exponent = point - 1;
+  out += exponent < 0 ? "e-" : "e+";
+  const std::string magnitude = std::to_string(exponent < 0 ? -exponent : exponent);
+  return out + (magnitude.size() < 2 ? "0" : "") + magnitude;
+}
+
+// The compact JSON text of a value as the difference lines show an array or an object: members
+// by name, no white space.
+std::string compactJson(const JsonValue& v) {
   switch (v.type()) {
-    case QJsonValue::Double:
-      return core::roundTripNumber(v.toDouble());
-    case QJsonValue::String: {
-      const std::string text = v.toString().toStdString();
-      const std::string o = other.toString().toStdString();
+    case JsonValue::Type::kNull:
+      return "null";
+    case JsonValue::Type::kBool:
+      return v.asBool() ? "true" : "false";
+    case JsonValue::Type::kNumber:
+      return compactNumber(v);
+    case JsonValue::Type::kString:
+      return compactString(v.asString());
+    case JsonValue::Type::kArray: {
+      std::string out = "[";
+      for (const JsonValue& x : v.asArray()) out += (out.size() > 1 ? "," : "") + compactJson(x);
+      return out + "]";
+    }
+    case JsonValue::Type::kObject: {
+      std::string out = "{";
+      for (const core::JsonMember* m : sortedMembers(v)) {
+        out += (out.size() > 1 ? "," : "") + compactString(m->key) + ":" + compactJson(m->value);
+      }
+      return out + "}";
+    }
+  }
+  return "null";
+}
+
+// A value as the difference lines show it; for two long strings, the part where they first differ.
+std::string render(const JsonValue* v, const JsonValue* other = nullptr) {
+  if (v == nullptr) return "nothing";
+  switch (v->type()) {
+    case JsonValue::Type::kNumber:
+      return core::roundTripNumber(numberOf(*v));
+    case JsonValue::Type::kString: {
+      const std::string& text = v->asString();
+      const std::string& o = other != nullptr ? other->asString() : std::string();
       std::size_t at = 0;
       while (at < text.size() && at < o.size() && text[at] == o[at]) ++at;
       return "\"" + core::jsonEscape(excerpt(text, at)) + "\"";
     }
-    case QJsonValue::Array:
-    case QJsonValue::Object: {
-      const QJsonDocument doc = v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject());
-      return excerpt(doc.toJson(QJsonDocument::Compact).toStdString(), 0);
-    }
-    case QJsonValue::Bool:
-      return v.toBool() ? "true" : "false";
-    case QJsonValue::Null:
+    case JsonValue::Type::kArray:
+    case JsonValue::Type::kObject:
+      return excerpt(compactJson(*v), 0);
+    case JsonValue::Type::kBool:
+      return v->asBool() ? "true" : "false";
+    case JsonValue::Type::kNull:
       return "null";
-    case QJsonValue::Undefined:
-      break;
   }
   return "nothing";
 }
 
-void compareValues(const QJsonValue& stated, const QJsonValue& recomputed, const std::string& path, Comparison& c);
+// Numbers compare exactly: both sides are the same decimal text parsed by the same parser.
+bool sameValue(const JsonValue* a, const JsonValue* b) {
+  if (a == nullptr || b == nullptr || a->type() != b->type()) return false;
+  switch (a->type()) {
+    case JsonValue::Type::kNull:
+      return true;
+    case JsonValue::Type::kBool:
+      return a->asBool() == b->asBool();
+    case JsonValue::Type::kNumber:
+      return a->asNumber() == b->asNumber();
+    case JsonValue::Type::kString:
+      return a->asString() == b->asString();
+    case JsonValue::Type::kArray:
+    case JsonValue::Type::kObject:
+      break;
+  }
+  return false;
+}
+
+// `stated` or `recomputed` is nullptr where the field is missing from that document.
+void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c);
 
 // An element's name in a path: its "id", "accountant" or "check" when every element has a
 // distinct one (accountants[rdp], checks[sampling]), else its index.
-std::vector<std::string> elementLabels(const QJsonArray& a) {
+std::vector<std::string> elementLabels(const JsonValue::Array& a) {
   std::vector<std::string> labels;
-  for (qsizetype i = 0; i < a.size(); ++i) {
-    const QJsonObject o = a.at(i).toObject();
+  for (std::size_t i = 0; i < a.size(); ++i) {
     std::string label = std::to_string(i);
     for (const char* key : {"id", "accountant", "check"}) {
-      if (o.value(QLatin1String(key)).isString()) {
-        label = o.value(QLatin1String(key)).toString().toStdString();
+      if (const JsonValue* name = a[i].find(key); name != nullptr && name->isString()) {
+        label = name->asString();
         break;
       }
     }
@@ -482,52 +692,46 @@ std::vector<std::string> elementLabels(const QJsonArray& a) {
   return labels;
 }
 
-void compareArrays(const QJsonArray& stated, const QJsonArray& recomputed, const std::string& path, Comparison& c) {
+void compareArrays(const JsonValue::Array& stated, const JsonValue::Array& recomputed, const std::string& path,
+                   Comparison& c) {
   const std::vector<std::string> statedLabels = elementLabels(stated);
   const std::vector<std::string> recomputedLabels = elementLabels(recomputed);
-  std::map<std::string, QJsonValue> statedByLabel;
-  for (std::size_t i = 0; i < statedLabels.size(); ++i) {
-    statedByLabel[statedLabels[i]] = stated.at(static_cast<qsizetype>(i));
-  }
+  std::map<std::string, const JsonValue*> statedByLabel;
+  for (std::size_t i = 0; i < statedLabels.size(); ++i) statedByLabel[statedLabels[i]] = &stated[i];
   for (std::size_t i = 0; i < recomputedLabels.size(); ++i) {
     auto it = statedByLabel.find(recomputedLabels[i]);
-    const QJsonValue s = it == statedByLabel.end() ? QJsonValue(QJsonValue::Undefined) : it->second;
-    compareValues(s, recomputed.at(static_cast<qsizetype>(i)), path + "[" + recomputedLabels[i] + "]", c);
+    const JsonValue* s = it == statedByLabel.end() ? nullptr : it->second;
+    compareValues(s, &recomputed[i], path + "[" + recomputedLabels[i] + "]", c);
     if (it != statedByLabel.end()) statedByLabel.erase(it);
   }
   for (const std::string& label : statedLabels) {
-    if (statedByLabel.count(label)) {
-      compareValues(statedByLabel[label], QJsonValue(QJsonValue::Undefined), path + "[" + label + "]", c);
-    }
+    if (statedByLabel.count(label)) compareValues(statedByLabel[label], nullptr, path + "[" + label + "]", c);
   }
 }
 
-void compareObjects(const QJsonObject& stated, const QJsonObject& recomputed, const std::string& path, Comparison& c) {
+void compareObjects(const JsonValue& stated, const JsonValue& recomputed, const std::string& path, Comparison& c) {
   const std::string prefix = path.empty() ? "" : path + ".";
-  for (auto it = recomputed.begin(); it != recomputed.end(); ++it) {
+  for (const core::JsonMember* m : sortedMembers(recomputed)) {
     // Which build wrote the statement is reported as a note, not a difference.
-    if (path.empty() && it.key() == QLatin1String("dpexplorer_version")) continue;
-    compareValues(stated.value(it.key()), it.value(), prefix + it.key().toStdString(), c);
+    if (path.empty() && m->key == "dpexplorer_version") continue;
+    compareValues(stated.find(m->key), &m->value, prefix + m->key, c);
   }
-  for (auto it = stated.begin(); it != stated.end(); ++it) {
-    if (!recomputed.contains(it.key())) {
-      compareValues(it.value(), QJsonValue(QJsonValue::Undefined), prefix + it.key().toStdString(), c);
-    }
+  for (const core::JsonMember* m : sortedMembers(stated)) {
+    if (recomputed.find(m->key) == nullptr) compareValues(&m->value, nullptr, prefix + m->key, c);
   }
 }
 
-void compareValues(const QJsonValue& stated, const QJsonValue& recomputed, const std::string& path, Comparison& c) {
-  if (stated.isObject() && recomputed.isObject())
-    return compareObjects(stated.toObject(), recomputed.toObject(), path, c);
-  if (stated.isArray() && recomputed.isArray()) return compareArrays(stated.toArray(), recomputed.toArray(), path, c);
-  // Numbers compare exactly: both sides are the same decimal text parsed by the same parser.
-  const bool equal = stated.type() == recomputed.type() &&
-                     (stated.isDouble() ? stated.toDouble() == recomputed.toDouble() : stated == recomputed);
-  if (equal) {
+void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c) {
+  if (stated != nullptr && recomputed != nullptr) {
+    if (stated->isObject() && recomputed->isObject()) return compareObjects(*stated, *recomputed, path, c);
+    if (stated->isArray() && recomputed->isArray())
+      return compareArrays(stated->asArray(), recomputed->asArray(), path, c);
+  }
+  if (sameValue(stated, recomputed)) {
     ++c.matches;
-  } else if (stated.isUndefined()) {
+  } else if (stated == nullptr) {
     c.differences.push_back(path + ": missing from the statement, recomputed " + render(recomputed));
-  } else if (recomputed.isUndefined()) {
+  } else if (recomputed == nullptr) {
     c.differences.push_back(path + ": statement " + render(stated) + ", not in the recomputed statement");
   } else {
     c.differences.push_back(path + ": statement " + render(stated, recomputed) + " recomputed " +
@@ -536,31 +740,31 @@ void compareValues(const QJsonValue& stated, const QJsonValue& recomputed, const
 }
 
 // Positional arguments (the file) apart from the flags, which the shared parser checks.
-QStringList splitFiles(const QStringList& args, QStringList& flags) {
-  QStringList files;
-  flags = QStringList{args.value(0)};
-  for (qsizetype i = 1; i < args.size(); ++i) {
-    const QString& a = args.at(i);
-    if (a.startsWith(QLatin1Char('-')) && a.size() > 1) {
-      flags << a;
+std::vector<std::string> splitFiles(const Arguments& args, Arguments& flags) {
+  std::vector<std::string> files;
+  flags = Arguments{args.empty() ? std::string() : args.front()};
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 1 && a.front() == '-') {
+      flags.push_back(a);
     } else {
-      files << a;
+      files.push_back(a);
     }
   }
   return files;
 }
 
 struct VerifyInputs {
-  QJsonObject statement;
+  JsonValue statement;
   std::string writtenBy;
   Params params;
   EpsilonOptions options;
 };
 
-Result<VerifyInputs> readVerifyInputs(const QString& path) {
+Result<VerifyInputs> readVerifyInputs(const std::string& path) {
   VerifyInputs in;
   DPX_ASSIGN_OR_RETURN(in.statement, readStatementFile(path));
-  const std::string where = toStd(path) + ": ";
+  const std::string where = path + ": ";
   auto located = [&](const Status& s) { return Status(s.code(), where + s.message()); };
   Result<std::string> header = readHeader(in.statement);
   if (!header) return located(header.status());
@@ -576,14 +780,14 @@ Result<VerifyInputs> readVerifyInputs(const QString& path) {
 
 }  // namespace
 
-int commandVerify(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
-  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("a privacy statement (dpx statement --json)"));
-  QStringList flags;
-  const QStringList files = splitFiles(args, flags);
-  const QString summary = QStringLiteral(
+int commandVerify(const Arguments& args, Io& io) {
+  CommandLine parser;
+  parser.addPositionalArgument("FILE", "a privacy statement (dpx statement --json)");
+  Arguments flags;
+  const std::vector<std::string> files = splitFiles(args, flags);
+  const std::string summary =
       "Recompute a privacy statement on this build and compare every field (numbers exactly).\n"
-      "Exit 0: every value matches; 1: the differing fields are listed; 2: not a readable statement.");
+      "Exit 0: every value matches; 1: the differing fields are listed; 2: not a readable statement.";
   if (auto code = parseOrExit(parser, flags, io, summary)) return *code;
   if (files.size() != 1) {
     return fail(io, Status::invalidArgument("give one statement file: dpx verify FILE (" +
@@ -597,10 +801,11 @@ int commandVerify(const QStringList& args, Io& io) {
   }
   const Result<PrivacyStatement> statement = makePrivacyStatement(in->params, in->options);
   if (!statement) return fail(io, statement.status());
-  const QJsonObject recomputed =
-      QJsonDocument::fromJson(QByteArray::fromStdString(privacyStatementJson(*statement))).object();
+  Result<JsonValue> written = core::parseJson(privacyStatementJson(*statement));
+  const JsonValue recomputed =
+      written && written->isObject() ? std::move(written).value() : JsonValue(JsonValue::Object{});
   Comparison c;
-  compareValues(in->statement, recomputed, "", c);
+  compareValues(&in->statement, &recomputed, "", c);
   if (c.differences.empty()) {
     io.out << "verified: " << c.matches << " values match\n";
     return kExitOk;

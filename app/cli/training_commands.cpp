@@ -1,6 +1,8 @@
 // dpx train | audit.
 #include <cmath>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "cli.h"
 #include "commands.h"
@@ -18,72 +20,60 @@ using core::Result;
 using core::Status;
 using namespace core::training;
 
-void addTrainingOptions(QCommandLineParser& parser) {
+void addTrainingOptions(CommandLine& parser) {
   addKnobOptions(parser);
-  addOption(
-      parser, QStringLiteral("data"),
-      QStringLiteral("builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path"),
-      QStringLiteral("source"));
-  addOption(parser, QStringLiteral("mechanism"),
-            QStringLiteral("dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd"),
-            QStringLiteral("id"));
-  addOption(parser, QStringLiteral("accountant"), QStringLiteral("dp-sgd only: rdp (default) | gdp | pld"),
-            QStringLiteral("id"));
-  addOption(parser, QStringLiteral("target-epsilon"),
-            QStringLiteral("calibrate σ (sgld-posterior: η) so the run's ε at δ is at most this"), QStringLiteral("E"));
-  addOption(parser, QStringLiteral("seed"), QStringLiteral("random seed (default 1)"), QStringLiteral("S"));
-  addOption(parser, QStringLiteral("threads"), QStringLiteral("worker threads, 0 = all cores (default)"),
-            QStringLiteral("T"));
-  addOption(parser, QStringLiteral("test-fraction"),
-            QStringLiteral("share of records held out when the source has no test set (default 0.2)"),
-            QStringLiteral("F"));
-  addOption(parser, QStringLiteral("label-column"), QStringLiteral("CSV: 0-based label column, negative from the end"),
-            QStringLiteral("i"));
-  addOption(parser, QStringLiteral("scaling"),
-            QStringLiteral("feature rows: unit-norm (x/‖x‖, default) | clip-norm (x/max(1, ‖x‖)) | none (as read; "
-                           "the Lipschitz bound then comes from the largest row norm)"),
-            QStringLiteral("name"));
-  addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
-  addOption(parser, QStringLiteral("quiet"), QStringLiteral("no per-epoch lines on stderr"));
+  parser.addOption("data", "builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path",
+                   "source");
+  parser.addOption("mechanism", "dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd", "id");
+  parser.addOption("accountant", "dp-sgd only: rdp (default) | gdp | pld", "id");
+  parser.addOption("target-epsilon", "calibrate σ (sgld-posterior: η) so the run's ε at δ is at most this", "E");
+  parser.addOption("seed", "random seed (default 1)", "S");
+  parser.addOption("threads", "worker threads, 0 = all cores (default)", "T");
+  parser.addOption("test-fraction", "share of records held out when the source has no test set (default 0.2)", "F");
+  parser.addOption("label-column", "CSV: 0-based label column, negative from the end", "i");
+  parser.addOption("scaling",
+                   "feature rows: unit-norm (x/‖x‖, default) | clip-norm (x/max(1, ‖x‖)) | none (as read; "
+                   "the Lipschitz bound then comes from the largest row norm)",
+                   "name");
+  parser.addOption("json", "machine-readable JSON output");
+  parser.addOption("quiet", "no per-epoch lines on stderr");
 }
 
-Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
+Result<std::int64_t> integerOption(const CommandLine& parser, std::string_view name, std::int64_t fallback,
                                    std::int64_t lo, std::int64_t hi) {
   if (!parser.isSet(name)) return fallback;
   DPX_ASSIGN_OR_RETURN(const double v, parseNumber(name, parser.value(name)));
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
-    return Status::invalidArgument("--" + toStd(name) + " " + toStd(parser.value(name)) + ": must be an integer in [" +
+    return Status::invalidArgument("--" + std::string(name) + " " + parser.value(name) + ": must be an integer in [" +
                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return static_cast<std::int64_t>(v);
 }
 
-Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) {
+Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
   TrainerConfig config;
-  const std::string mechanismText =
-      parser.isSet(QStringLiteral("mechanism")) ? toStd(parser.value(QStringLiteral("mechanism"))) : "dp-sgld";
+  const std::string mechanismText = parser.isSet("mechanism") ? parser.value("mechanism") : "dp-sgld";
   const auto mechanism = parseMechanism(mechanismText);
   if (!mechanism) {
     return Status::invalidArgument("--mechanism '" + mechanismText +
                                    "': must be dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior or sgd");
   }
   config.mechanism = *mechanism;
-  if (parser.isSet(QStringLiteral("accountant"))) config.accountant = toStd(parser.value(QStringLiteral("accountant")));
-  if (parser.isSet(QStringLiteral("target-epsilon"))) {
+  if (parser.isSet("accountant")) config.accountant = parser.value("accountant");
+  if (parser.isSet("target-epsilon")) {
     DPX_ASSIGN_OR_RETURN(config.targetEpsilon, targetEpsilonOption(parser));
   }
-  DPX_ASSIGN_OR_RETURN(const std::int64_t seed,
-                       integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seed, integerOption(parser, "seed", 1, 0, std::int64_t{1} << 53));
   config.seed = static_cast<std::uint64_t>(seed);
-  DPX_ASSIGN_OR_RETURN(const std::int64_t threads, integerOption(parser, QStringLiteral("threads"), 0, 0, 1024));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t threads, integerOption(parser, "threads", 0, 0, 1024));
   config.threads = static_cast<int>(threads);
   // The knobs, except n and K which the data and --epochs decide.
-  if (parser.isSet(QStringLiteral("n")) || parser.isSet(QStringLiteral("K"))) {
+  if (parser.isSet("n") || parser.isSet("K")) {
     return Status::invalidArgument("--n and --K are set by the data and --epochs when training");
   }
   config.epochs = 10;
-  if (parser.isSet(QStringLiteral("epochs"))) {
-    DPX_ASSIGN_OR_RETURN(config.epochs, parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs"))));
+  if (parser.isSet("epochs")) {
+    DPX_ASSIGN_OR_RETURN(config.epochs, parseNumber("epochs", parser.value("epochs")));
     if (!(config.epochs > 0.0) || config.epochs > 100000.0) {
       return Status::invalidArgument("--epochs " + formatNumber(config.epochs) + ": must be in (0, 1e5]");
     }
@@ -92,39 +82,37 @@ Result<TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser) 
   return config;
 }
 
-Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, std::uint64_t seed) {
-  if (!parser.isSet(QStringLiteral("data"))) {
+Result<TrainingData> trainingDataFromParser(const CommandLine& parser, std::uint64_t seed) {
+  if (!parser.isSet("data")) {
     return Status::invalidArgument(
         "--data is required: builtin:digits, builtin:breast-cancer, builtin:fashion-mnist "
         "or a file");
   }
   double testFraction = 0.2;
-  if (parser.isSet(QStringLiteral("test-fraction"))) {
-    DPX_ASSIGN_OR_RETURN(testFraction,
-                         parseNumber(QStringLiteral("test-fraction"), parser.value(QStringLiteral("test-fraction"))));
+  if (parser.isSet("test-fraction")) {
+    DPX_ASSIGN_OR_RETURN(testFraction, parseNumber("test-fraction", parser.value("test-fraction")));
     if (!(testFraction >= 0.0 && testFraction < 1.0)) {
       return Status::invalidArgument("--test-fraction " + formatNumber(testFraction) + ": must be in [0, 1)");
     }
   }
   LoadOptions load;
-  if (parser.isSet(QStringLiteral("label-column"))) {
-    DPX_ASSIGN_OR_RETURN(const std::int64_t column,
-                         integerOption(parser, QStringLiteral("label-column"), -1, -100000, 100000));
+  if (parser.isSet("label-column")) {
+    DPX_ASSIGN_OR_RETURN(const std::int64_t column, integerOption(parser, "label-column", -1, -100000, 100000));
     load.labelColumn = static_cast<int>(column);
   }
-  if (parser.isSet(QStringLiteral("scaling"))) {
-    const QString name = parser.value(QStringLiteral("scaling"));
-    if (name == QStringLiteral("unit-norm")) {
+  if (parser.isSet("scaling")) {
+    const std::string name = parser.value("scaling");
+    if (name == "unit-norm") {
       load.scaling = FeatureScaling::kUnitNorm;
-    } else if (name == QStringLiteral("clip-norm")) {
+    } else if (name == "clip-norm") {
       load.scaling = FeatureScaling::kClipNorm;
-    } else if (name == QStringLiteral("none")) {
+    } else if (name == "none") {
       load.scaling = FeatureScaling::kNone;
     } else {
-      return Status::invalidArgument("--scaling " + toStd(name) + ": must be unit-norm, clip-norm or none");
+      return Status::invalidArgument("--scaling " + name + ": must be unit-norm, clip-norm or none");
     }
   }
-  DPX_ASSIGN_OR_RETURN(LoadedData loaded, loadData(toStd(parser.value(QStringLiteral("data"))), load));
+  DPX_ASSIGN_OR_RETURN(LoadedData loaded, loadData(parser.value("data"), load));
   TrainingData out;
   out.description = loaded.description;
   DPX_ASSIGN_OR_RETURN(TrainTestSplit split, trainTestSplit(std::move(loaded), testFraction, seed));
@@ -151,7 +139,7 @@ Status creationFailure(const TrainerConfig& config, const std::shared_ptr<const 
 
 }  // namespace
 
-Result<TrainingSetup> setupTraining(const QCommandLineParser& parser) {
+Result<TrainingSetup> setupTraining(const CommandLine& parser) {
   DPX_ASSIGN_OR_RETURN(const TrainerConfig config, trainerConfigFromParser(parser));
   DPX_ASSIGN_OR_RETURN(TrainingData data, trainingDataFromParser(parser, config.seed));
   TrainingSetup setup;
@@ -235,19 +223,18 @@ void printEpoch(std::ostream& err, const EpochRecord& e, int epochs) {
 
 }  // namespace
 
-int commandTrain(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+int commandTrain(const Arguments& args, Io& io) {
+  CommandLine parser;
   addTrainingOptions(parser);
-  if (auto code = parseOrExit(
-          parser, args, io,
-          QStringLiteral("train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
-                         "--lambda 0.001 --epochs 10)"))) {
+  if (auto code = parseOrExit(parser, args, io,
+                              "train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
+                              "--lambda 0.001 --epochs 10)")) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);
   if (!setup) return fail(io, setup.status());
-  const bool json = parser.isSet(QStringLiteral("json"));
-  const bool quiet = parser.isSet(QStringLiteral("quiet"));
+  const bool json = parser.isSet("json");
+  const bool quiet = parser.isSet("quiet");
   const ResolvedRun& run = setup->trainer->resolved();
   if (!quiet) {
     io.err << setup->description << "\n"

@@ -2,10 +2,10 @@
 // the `dpx train --json` object of a training result.
 #pragma once
 
-#include <QCommandLineParser>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cli_support.h"
 #include "io/json_writer.h"
@@ -24,14 +24,14 @@ struct TrainingData {
   std::string description;
 };
 
-void addTrainingOptions(QCommandLineParser& parser);
+void addTrainingOptions(CommandLine& parser);
 // --mechanism, --accountant, --target-epsilon, --seed, --threads, --epochs and the knobs.
-core::Result<core::training::TrainerConfig> trainerConfigFromParser(const QCommandLineParser& parser);
+core::Result<core::training::TrainerConfig> trainerConfigFromParser(const CommandLine& parser);
 // --data, --test-fraction, --label-column, --scaling: the loaded, split data set.
-core::Result<TrainingData> trainingDataFromParser(const QCommandLineParser& parser, std::uint64_t seed);
-core::Result<std::int64_t> integerOption(const QCommandLineParser& parser, const QString& name, std::int64_t fallback,
+core::Result<TrainingData> trainingDataFromParser(const CommandLine& parser, std::uint64_t seed);
+core::Result<std::int64_t> integerOption(const CommandLine& parser, std::string_view name, std::int64_t fallback,
                                          std::int64_t lo, std::int64_t hi);
-core::Result<TrainingSetup> setupTraining(const QCommandLineParser& parser);
+core::Result<TrainingSetup> setupTraining(const CommandLine& parser);
 void writeTrainingJson(core::JsonWriter& json, const TrainingSetup& setup, const core::training::TrainingResult& r);
 
 }  // namespace dpx::cli

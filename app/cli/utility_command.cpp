@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli.h"
 #include "commands.h"
@@ -58,16 +59,16 @@ struct Inputs {
 
 // ------------------------------------------------------------------------------- parsing
 
-Result<double> nonNegativeOption(const QCommandLineParser& parser, const QString& name, const std::string& what) {
+Result<double> nonNegativeOption(const CommandLine& parser, std::string_view name, const std::string& what) {
   DPX_ASSIGN_OR_RETURN(const double v, parseNumber(name, parser.value(name)));
   if (!(v >= 0.0)) {
-    return Status::invalidArgument("--" + toStd(name) + " " + toStd(parser.value(name)) + ": " + what +
+    return Status::invalidArgument("--" + std::string(name) + " " + parser.value(name) + ": " + what +
                                    " must be a finite number ≥ 0");
   }
   return v;
 }
 
-Result<std::optional<double>> optionalNonNegative(const QCommandLineParser& parser, const QString& name,
+Result<std::optional<double>> optionalNonNegative(const CommandLine& parser, std::string_view name,
                                                   const std::string& what) {
   if (!parser.isSet(name)) return std::optional<double>();
   DPX_ASSIGN_OR_RETURN(const double v, nonNegativeOption(parser, name, what));
@@ -75,43 +76,41 @@ Result<std::optional<double>> optionalNonNegative(const QCommandLineParser& pars
 }
 
 // Only read with --data: the fit is the only thing that uses it.
-Result<std::optional<int>> fitIterationsOption(const QCommandLineParser& parser, bool withData) {
-  if (!withData || !parser.isSet(QStringLiteral("fit-iterations"))) return std::optional<int>();
+Result<std::optional<int>> fitIterationsOption(const CommandLine& parser, bool withData) {
+  if (!withData || !parser.isSet("fit-iterations")) return std::optional<int>();
   DPX_ASSIGN_OR_RETURN(const std::int64_t iterations,
-                       integerOption(parser, QStringLiteral("fit-iterations"), kDefaultFitIterations, 1, 1'000'000));
+                       integerOption(parser, "fit-iterations", kDefaultFitIterations, 1, 1'000'000));
   return std::optional<int>(static_cast<int>(iterations));
 }
 
-Result<DataRun> resolveData(const QCommandLineParser& parser, core::training::Mechanism mechanism,
-                            const Params& knobs) {
+Result<DataRun> resolveData(const CommandLine& parser, core::training::Mechanism mechanism, const Params& knobs) {
   using namespace core::training;
-  if (parser.isSet(QStringLiteral("n")) || parser.isSet(QStringLiteral("K"))) {
+  if (parser.isSet("n") || parser.isSet("K")) {
     return Status::invalidArgument("--n and --K are set by the data and --epochs when --data is given");
   }
   TrainerConfig config;
   config.mechanism = mechanism;
   config.knobs = knobs;
   config.epochs = 10;
-  if (parser.isSet(QStringLiteral("epochs"))) {
-    DPX_ASSIGN_OR_RETURN(config.epochs, parseNumber(QStringLiteral("epochs"), parser.value(QStringLiteral("epochs"))));
+  if (parser.isSet("epochs")) {
+    DPX_ASSIGN_OR_RETURN(config.epochs, parseNumber("epochs", parser.value("epochs")));
     if (!(config.epochs > 0.0) || config.epochs > 100000.0) {
       return Status::invalidArgument("--epochs " + formatNumber(config.epochs) + ": must be in (0, 1e5]");
     }
   }
-  DPX_ASSIGN_OR_RETURN(const std::int64_t seed,
-                       integerOption(parser, QStringLiteral("seed"), 1, 0, std::int64_t{1} << 53));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seed, integerOption(parser, "seed", 1, 0, std::int64_t{1} << 53));
   config.seed = static_cast<std::uint64_t>(seed);
   DPX_ASSIGN_OR_RETURN(TrainingData loaded, trainingDataFromParser(parser, config.seed));
   DPX_ASSIGN_OR_RETURN(const std::unique_ptr<Trainer> trainer, Trainer::create(config, loaded.data));
   return DataRun{loaded.data, loaded.description, trainer->resolved()};
 }
 
-Result<Inputs> inputsFromParser(const QCommandLineParser& parser) {
+Result<Inputs> inputsFromParser(const CommandLine& parser) {
   Inputs in;
-  if (!parser.isSet(QStringLiteral("mechanism"))) {
+  if (!parser.isSet("mechanism")) {
     return Status::invalidArgument("--mechanism is required: dp-sgld or sgld-posterior");
   }
-  const std::string mechanism = toStd(parser.value(QStringLiteral("mechanism")));
+  const std::string mechanism = parser.value("mechanism");
   if (mechanism == "dp-sgld") {
     in.mechanism = core::training::Mechanism::kDpSgld;
   } else if (mechanism == "sgld-posterior") {
@@ -120,9 +119,9 @@ Result<Inputs> inputsFromParser(const QCommandLineParser& parser) {
     return Status::invalidArgument("--mechanism '" + mechanism + "': must be dp-sgld or sgld-posterior");
   }
   DPX_ASSIGN_OR_RETURN(in.target, targetEpsilonOption(parser));
-  in.etaGiven = parser.isSet(QStringLiteral("eta"));
-  in.sigmaGiven = parser.isSet(QStringLiteral("sigma"));
-  const bool withData = parser.isSet(QStringLiteral("data"));
+  in.etaGiven = parser.isSet("eta");
+  in.sigmaGiven = parser.isSet("sigma");
+  const bool withData = parser.isSet("data");
   DPX_ASSIGN_OR_RETURN(in.p, knobsFromParser(parser, withData ? KnobContext::kTraining : KnobContext::kAccounting));
   // Before the data is loaded: λ = 0 fails whatever the data.
   if (in.mechanism == core::training::Mechanism::kDpSgld) DPX_RETURN_IF_ERROR(checkLangevinUtilityApplies(in.p));
@@ -133,7 +132,7 @@ Result<Inputs> inputsFromParser(const QCommandLineParser& parser) {
   return in;
 }
 
-Result<LangevinReportRequest> langevinRequest(const Inputs& in, const QCommandLineParser& parser) {
+Result<LangevinReportRequest> langevinRequest(const Inputs& in, const CommandLine& parser) {
   LangevinReportRequest r;
   r.params = in.p;
   r.targetEpsilon = in.target;
@@ -142,20 +141,19 @@ Result<LangevinReportRequest> langevinRequest(const Inputs& in, const QCommandLi
   if (in.sigmaGiven) r.sigma = in.p.sigma;
   if (in.data) r.data = in.data->data;
   DPX_ASSIGN_OR_RETURN(r.fitIterations, fitIterationsOption(parser, in.data.has_value()));
-  if (parser.isSet(QStringLiteral("d"))) {
-    DPX_ASSIGN_OR_RETURN(const std::int64_t d, integerOption(parser, QStringLiteral("d"), 1, 1, std::int64_t{1} << 50));
+  if (parser.isSet("d")) {
+    DPX_ASSIGN_OR_RETURN(const std::int64_t d, integerOption(parser, "d", 1, 1, std::int64_t{1} << 50));
     r.dimension = static_cast<double>(d);
   } else if (!in.data) {
     return Status::invalidArgument(
         "--d is required without --data: the number of parameters d, an integer in [1, 2^50]");
   }
-  DPX_ASSIGN_OR_RETURN(r.xi2, optionalNonNegative(parser, QStringLiteral("xi2"), "ξ² = E‖∇L_B(θ*)‖²"));
-  DPX_ASSIGN_OR_RETURN(r.initialDistanceSquared,
-                       optionalNonNegative(parser, QStringLiteral("init-distance2"), "E‖θ₀ − θ*‖²"));
+  DPX_ASSIGN_OR_RETURN(r.xi2, optionalNonNegative(parser, "xi2", "ξ² = E‖∇L_B(θ*)‖²"));
+  DPX_ASSIGN_OR_RETURN(r.initialDistanceSquared, optionalNonNegative(parser, "init-distance2", "E‖θ₀ − θ*‖²"));
   return r;
 }
 
-Result<SgmcmcReportRequest> sgmcmcRequest(const Inputs& in, const QCommandLineParser& parser) {
+Result<SgmcmcReportRequest> sgmcmcRequest(const Inputs& in, const CommandLine& parser) {
   SgmcmcReportRequest r;
   r.params = in.p;
   r.targetEpsilon = in.target;
@@ -163,16 +161,16 @@ Result<SgmcmcReportRequest> sgmcmcRequest(const Inputs& in, const QCommandLinePa
   if (in.etaGiven) r.eta = in.p.eta;
   if (in.data) r.data = in.data->data;
   DPX_ASSIGN_OR_RETURN(r.fitIterations, fitIterationsOption(parser, in.data.has_value()));
-  DPX_ASSIGN_OR_RETURN(r.gammaM, optionalNonNegative(parser, QStringLiteral("gamma-m"), "Γ_M"));
-  if (parser.isSet(QStringLiteral("mse-constant"))) {
-    const QString raw = parser.value(QStringLiteral("mse-constant"));
-    DPX_ASSIGN_OR_RETURN(r.mseConstant, parseNumber(QStringLiteral("mse-constant"), raw));
+  DPX_ASSIGN_OR_RETURN(r.gammaM, optionalNonNegative(parser, "gamma-m", "Γ_M"));
+  if (parser.isSet("mse-constant")) {
+    const std::string raw = parser.value("mse-constant");
+    DPX_ASSIGN_OR_RETURN(r.mseConstant, parseNumber("mse-constant", raw));
     if (!(*r.mseConstant > 0.0)) {
-      return Status::invalidArgument("--mse-constant " + toStd(raw) + ": the constant C must be a finite number > 0");
+      return Status::invalidArgument("--mse-constant " + raw + ": the constant C must be a finite number > 0");
     }
   }
-  if (parser.isSet(QStringLiteral("burn-in"))) {
-    DPX_ASSIGN_OR_RETURN(r.burnIn, integerOption(parser, QStringLiteral("burn-in"), 0, 0, in.p.K - 1));
+  if (parser.isSet("burn-in")) {
+    DPX_ASSIGN_OR_RETURN(r.burnIn, integerOption(parser, "burn-in", 0, 0, in.p.K - 1));
   }
   return r;
 }
@@ -435,13 +433,13 @@ void printText(std::ostream& out, const SgmcmcUtilityReport& r, const DataRun* d
 
 // Request → report → JSON or text: the printers are overloaded on the report.
 template <typename Request, typename Report>
-int runReport(const Inputs& in, const QCommandLineParser& parser, Io& io, const Result<Request>& request,
+int runReport(const Inputs& in, const CommandLine& parser, Io& io, const Result<Request>& request,
               Result<Report> (*evaluate)(const Request&)) {
   if (!request) return fail(io, request.status());
   const Result<Report> report = evaluate(*request);
   if (!report) return fail(io, report.status());
   const DataRun* data = in.data ? &*in.data : nullptr;
-  if (parser.isSet(QStringLiteral("json"))) {
+  if (parser.isSet("json")) {
     writeJson(io.out, *report, data);
   } else {
     printText(io.out, *report, data);
@@ -449,62 +447,48 @@ int runReport(const Inputs& in, const QCommandLineParser& parser, Io& io, const 
   return kExitOk;
 }
 
-void addUtilityOptions(QCommandLineParser& parser) {
+void addUtilityOptions(CommandLine& parser) {
   addKnobOptions(parser);
-  addOption(parser, QStringLiteral("mechanism"), QStringLiteral("dp-sgld | sgld-posterior (required)"),
-            QStringLiteral("id"));
-  addOption(parser, QStringLiteral("target-epsilon"), QStringLiteral("target ε > 0 at --delta (required)"),
-            QStringLiteral("E"));
-  addOption(parser, QStringLiteral("data"),
-            QStringLiteral("builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX "
-                           "path: n, m, K, L, β from the run the trainer resolves; d, ξ², ‖θ*‖, Γ_M from the data"),
-            QStringLiteral("source"));
-  addOption(parser, QStringLiteral("d"),
-            QStringLiteral("dp-sgld: number of parameters d (required without --data; with it (features+1)·classes)"),
-            QStringLiteral("N"));
-  addOption(parser, QStringLiteral("xi2"),
-            QStringLiteral("dp-sgld: ξ² = E‖∇L_B(θ*)‖² (default L²; with --data its exact value over batches of m "
-                           "at the fitted optimum)"),
-            QStringLiteral("X"));
-  addOption(parser, QStringLiteral("init-distance2"),
-            QStringLiteral("dp-sgld: E‖θ₀ − θ*‖² (default 4L²/λ²; with --data min(2dσ_L²/λ, (L/λ)²) + ‖θ*‖²)"),
-            QStringLiteral("X"));
-  addOption(parser, QStringLiteral("gamma-m"),
-            QStringLiteral("sgld-posterior: Γ_M (default L²/(n − 1); with --data its value at the posterior mode)"),
-            QStringLiteral("X"));
-  addOption(parser, QStringLiteral("mse-constant"),
-            QStringLiteral("sgld-posterior: the constant C of the MSE bounds (default 1)"), QStringLiteral("C"));
-  addOption(parser, QStringLiteral("burn-in"),
-            QStringLiteral("sgld-posterior: steps discarded before averaging, in [0, K − 1] (default 0)"),
-            QStringLiteral("B"));
-  addOption(parser, QStringLiteral("fit-iterations"),
-            QStringLiteral("with --data: gradient steps to fit the optimum, in [1, 1000000] (default 2000)"),
-            QStringLiteral("N"));
-  addOption(parser, QStringLiteral("seed"), QStringLiteral("with --data: seed of the train/test split (default 1)"),
-            QStringLiteral("S"));
-  addOption(parser, QStringLiteral("test-fraction"),
-            QStringLiteral("with --data: share held out when the source has no test set (default 0.2)"),
-            QStringLiteral("F"));
-  addOption(parser, QStringLiteral("label-column"), QStringLiteral("CSV: 0-based label column, negative from the end"),
-            QStringLiteral("i"));
-  addOption(parser, QStringLiteral("scaling"),
-            QStringLiteral("with --data: feature rows unit-norm (default) | clip-norm | none"), QStringLiteral("name"));
-  addOption(parser, QStringLiteral("json"), QStringLiteral("machine-readable JSON output"));
+  parser.addOption("mechanism", "dp-sgld | sgld-posterior (required)", "id");
+  parser.addOption("target-epsilon", "target ε > 0 at --delta (required)", "E");
+  parser.addOption("data",
+                   "builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX "
+                   "path: n, m, K, L, β from the run the trainer resolves; d, ξ², ‖θ*‖, Γ_M from the data",
+                   "source");
+  parser.addOption("d", "dp-sgld: number of parameters d (required without --data; with it (features+1)·classes)", "N");
+  parser.addOption("xi2",
+                   "dp-sgld: ξ² = E‖∇L_B(θ*)‖² (default L²; with --data its exact value over batches of m "
+                   "at the fitted optimum)",
+                   "X");
+  parser.addOption("init-distance2", "dp-sgld: E‖θ₀ − θ*‖² (default 4L²/λ²; with --data min(2dσ_L²/λ, (L/λ)²) + ‖θ*‖²)",
+                   "X");
+  parser.addOption("gamma-m", "sgld-posterior: Γ_M (default L²/(n − 1); with --data its value at the posterior mode)",
+                   "X");
+  parser.addOption("mse-constant", "sgld-posterior: the constant C of the MSE bounds (default 1)", "C");
+  parser.addOption("burn-in", "sgld-posterior: steps discarded before averaging, in [0, K − 1] (default 0)", "B");
+  parser.addOption("fit-iterations", "with --data: gradient steps to fit the optimum, in [1, 1000000] (default 2000)",
+                   "N");
+  parser.addOption("seed", "with --data: seed of the train/test split (default 1)", "S");
+  parser.addOption("test-fraction", "with --data: share held out when the source has no test set (default 0.2)", "F");
+  parser.addOption("label-column", "CSV: 0-based label column, negative from the end", "i");
+  parser.addOption("scaling", "with --data: feature rows unit-norm (default) | clip-norm | none", "name");
+  parser.addOption("json", "machine-readable JSON output");
 }
 
 }  // namespace
 
-int commandUtility(const QStringList& args, Io& io) {
-  QCommandLineParser parser;
+int commandUtility(const Arguments& args, Io& io) {
+  CommandLine parser;
   addUtilityOptions(parser);
-  if (auto code = parseOrExit(
-          parser, args, io,
-          QStringLiteral("utility bounds of private training: DP-SGLD's excess risk (Ryffel, Bach & Pointcheval 2022, "
-                         "Lemma 4.1–4.2, Thm 4.1–4.4, Table 4) or the MSE of SGLD posterior averages (Li, Chen, Liu & "
-                         "Carin 2019, Prop. 5, Lemma 6). dp-sgld: --eta defaults to 1/(2β), the theorems' step, and σ "
-                         "is calibrated to the target unless --sigma is given; sgld-posterior: η is the largest step "
-                         "within the target unless --eta is given. With --data the training defaults apply "
-                         "(--m 64 --lambda 0.001 --epochs 10)."))) {
+  if (auto code =
+          parseOrExit(parser, args, io,
+
+                      "utility bounds of private training: DP-SGLD's excess risk (Ryffel, Bach & Pointcheval 2022, "
+                      "Lemma 4.1–4.2, Thm 4.1–4.4, Table 4) or the MSE of SGLD posterior averages (Li, Chen, Liu & "
+                      "Carin 2019, Prop. 5, Lemma 6). dp-sgld: --eta defaults to 1/(2β), the theorems' step, and σ "
+                      "is calibrated to the target unless --sigma is given; sgld-posterior: η is the largest step "
+                      "within the target unless --eta is given. With --data the training defaults apply "
+                      "(--m 64 --lambda 0.001 --epochs 10).")) {
     return *code;
   }
   const Result<Inputs> in = inputsFromParser(parser);

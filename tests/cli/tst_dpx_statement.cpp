@@ -169,16 +169,15 @@ class TestDpxStatement : public QObject {
   void malformedFileGivesTheOffset() {
     QFile f(m_default);
     QVERIFY(f.open(QIODevice::ReadOnly));
+    // Cut inside the statement: the reader must say the text ended, and where.
     const QByteArray bytes = f.readAll().left(700);
-    QJsonParseError expected{};
-    QJsonDocument::fromJson(bytes, &expected);
-    QVERIFY(expected.error != QJsonParseError::NoError);
+    QCOMPARE(bytes.size(), 700);
     const QString file = path(QStringLiteral("truncated.json"));
     QVERIFY(writeBytes(file, bytes));
     const CliRun r = runDpx({QStringLiteral("verify"), file});
     QVERIFY2(r.code == 2, qPrintable(describe(r)));
-    QVERIFY2(r.err.contains(QStringLiteral("at byte %1").arg(expected.offset)), qPrintable(r.err));
-    QVERIFY(r.err.contains(expected.errorString()));
+    QVERIFY2(r.err.contains(file + QStringLiteral(": not JSON: expected ")), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral("but the text ends at byte 700 (line ")), qPrintable(r.err));
     QVERIFY(r.out.isEmpty());
   }
 

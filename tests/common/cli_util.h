@@ -21,8 +21,8 @@ struct CliRun {
 inline CliRun runDpx(const QStringList& arguments) {
   std::ostringstream out;
   std::ostringstream err;
-  QStringList all{QStringLiteral("dpx")};
-  all << arguments;
+  dpx::cli::Arguments all{"dpx"};
+  for (const QString& a : arguments) all.push_back(a.toStdString());
   const int code = dpx::cli::run(all, out, err);
   return {code, QString::fromStdString(out.str()), QString::fromStdString(err.str())};
 }
