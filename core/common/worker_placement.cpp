@@ -3,13 +3,12 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "common/parallel.h"
-
-#ifndef DPX_PLAIN_THREADS_FOR_TSAN
-#include <tbb/task_scheduler_observer.h>
-#endif
 
 namespace dpx::core {
 
@@ -18,37 +17,38 @@ void placeParallelWorkers() {}
 #else
 namespace {
 
-// Gives each worker the process's whole CPU mask back as it joins an arena (it inherited the
-// placing thread's narrower one). Never destroyed: workers may join arenas until the process ends.
-class FullMaskForWorkers final : public tbb::task_scheduler_observer {
- public:
-  explicit FullMaskForWorkers(const cpu_set_t& all) : m_all(all) { observe(true); }
-  void on_scheduler_entry(bool isWorker) override {
-    if (isWorker) sched_setaffinity(0, sizeof m_all, &m_all);
-  }
-
- private:
-  cpu_set_t m_all;
-};
-
-// The placing thread: created on another core (its attributes carry the narrower mask, so the
-// kernel starts it there), joined at exit.
-struct PlacingThread {
-  pthread_t thread{};
+struct Placement {
+  pthread_t helper{};
   bool started = false;
   cpu_set_t all{};
-  ~PlacingThread() {
-    if (started) pthread_join(thread, nullptr);
+  std::mutex mutex;
+  std::condition_variable arrived;
+  bool settled = false;  // a second thread ran a piece, or the wait gave up
+  ~Placement() {
+    if (started) pthread_join(helper, nullptr);
   }
 };
 
-void* place(void* argument) {
-  const auto* placing = static_cast<const PlacingThread*>(argument);
-  // Before this thread's first loop: the worker must not enter an arena unobserved.
-  static FullMaskForWorkers* const observer = new FullMaskForWorkers(placing->all);
-  (void)observer;
-  // A loop of two pieces wakes the first worker, which oneTBB creates from this thread.
-  parallelFor(0, 2, [](int) {});
+// The helper: created on a core other than the caller's, it takes back the process's whole mask
+// (staying where it is: only its start is placed, and oneTBB creates its workers with the
+// process's mask anyway), then runs a loop of two pieces whose first waits until another thread
+// has taken the second — the worker oneTBB creates for the loop, which starts on the helper's
+// core, free since the helper waits.
+void* placeWorkers(void* argument) {
+  auto* placement = static_cast<Placement*>(argument);
+  pthread_setaffinity_np(pthread_self(), sizeof placement->all, &placement->all);
+  const std::thread::id helper = std::this_thread::get_id();
+  parallelFor(0, 2, [&](int) {
+    std::unique_lock lock(placement->mutex);
+    if (std::this_thread::get_id() != helper) {
+      placement->settled = true;
+      placement->arrived.notify_all();
+      return;
+    }
+    // Bounded: with no worker (a process limited to one oneTBB thread) the helper ends anyway.
+    placement->arrived.wait_for(lock, std::chrono::milliseconds(20), [&] { return placement->settled; });
+    placement->settled = true;
+  });
   return nullptr;
 }
 
@@ -56,19 +56,19 @@ void* place(void* argument) {
 
 void placeParallelWorkers() {
   static std::once_flag once;
-  static PlacingThread placing;
+  static Placement placement;
   std::call_once(once, [] {
     const int here = sched_getcpu();
-    if (here < 0 || sched_getaffinity(0, sizeof placing.all, &placing.all) != 0 || CPU_COUNT(&placing.all) < 2 ||
-        !CPU_ISSET(here, &placing.all)) {
+    if (here < 0 || sched_getaffinity(0, sizeof placement.all, &placement.all) != 0 || CPU_COUNT(&placement.all) < 2 ||
+        !CPU_ISSET(here, &placement.all)) {
       return;
     }
-    cpu_set_t elsewhere = placing.all;
+    cpu_set_t elsewhere = placement.all;
     CPU_CLR(here, &elsewhere);
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     if (pthread_attr_setaffinity_np(&attributes, sizeof elsewhere, &elsewhere) == 0) {
-      placing.started = pthread_create(&placing.thread, &attributes, place, &placing) == 0;
+      placement.started = pthread_create(&placement.helper, &attributes, placeWorkers, &placement) == 0;
     }
     pthread_attr_destroy(&attributes);
   });

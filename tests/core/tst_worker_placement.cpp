@@ -1,0 +1,53 @@
+// placeParallelWorkers(): the worker it creates, and every thread that later runs a parallel
+// piece, may use every core the process may (only the helper's start is placed), and calling
+// it again does nothing.
+#include <sched.h>
+
+#include <QTest>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "common/parallel.h"
+#include "common/worker_placement.h"
+
+namespace {
+
+bool sameMask(const cpu_set_t& a, const cpu_set_t& b) { return CPU_EQUAL(&a, &b); }
+
+}  // namespace
+
+class TestWorkerPlacement : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void workersKeepTheProcessMask() {
+    cpu_set_t process;
+    QCOMPARE(sched_getaffinity(0, sizeof process, &process), 0);
+    dpx::core::placeParallelWorkers();
+    dpx::core::placeParallelWorkers();  // once per process
+    // As a command parses its flags: the helper has created the worker before this thread's loop.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::mutex mutex;
+    std::map<std::thread::id, cpu_set_t> masks;
+    // Pieces that sleep: every oneTBB thread gets some, whatever the machine's load.
+    dpx::core::parallelFor(0, 64, [&](int) {
+      cpu_set_t mine;
+      if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);  // reported as a narrowed mask
+      {
+        const std::lock_guard lock(mutex);
+        masks.emplace(std::this_thread::get_id(), mine);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    QVERIFY(!masks.empty());
+    for (const auto& [thread, mask] : masks) QVERIFY2(sameMask(mask, process), "a thread kept a narrowed CPU mask");
+#ifndef DPX_PLAIN_THREADS_FOR_TSAN
+    if (CPU_COUNT(&process) >= 2) QVERIFY2(masks.size() >= 2, "no worker ran a piece");
+#endif
+  }
+};
+
+QTEST_GUILESS_MAIN(TestWorkerPlacement)
+#include "tst_worker_placement.moc"
