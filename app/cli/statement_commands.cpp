@@ -191,9 +191,9 @@ std::filesystem::path writeTarget(const std::string& path) {
 }
 
 // The text in place of `path`, whole or not at all: written to a temporary file beside it and
-// renamed over it, so that a reader never sees half a statement and a failed write leaves the old
-// file as it was. An existing file keeps its permissions. The refusals are worded as they always
-// have been (the operating system's reason), since scripts may match them.
+// renamed over it (a device or a pipe is written into instead), so that a reader never sees half a statement and a
+// failed write leaves the old file as it was. An existing file keeps its permissions. The refusals are worded as they
+// always have been (the operating system's reason), since scripts may match them.
 Status writeFile(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const auto cannotWrite = [&](const std::string& reason) {
@@ -204,6 +204,18 @@ Status writeFile(const std::string& path, const std::string& text) {
   const bool exists = fs::exists(existing);
   if (exists && ::access(path.c_str(), W_OK) != 0) return cannotWrite("Existing file " + path + " is not writable");
   if (fs::is_directory(existing)) return cannotWrite("Filename refers to a directory");
+  // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written into: a file renamed over it
+  // would replace the device itself.
+  if (exists && !fs::is_regular_file(existing)) {
+    std::FILE* sink = std::fopen(path.c_str(), "wb");
+    if (sink == nullptr) return cannotWrite(std::strerror(errno));
+    int failure = 0;
+    if (std::fwrite(text.data(), 1, text.size(), sink) != text.size() || std::fflush(sink) != 0) {
+      failure = errno != 0 ? errno : EIO;
+    }
+    if (std::fclose(sink) != 0 && failure == 0) failure = errno;
+    return failure == 0 ? Status::ok() : cannotWrite(std::strerror(failure));
+  }
   const fs::path target = writeTarget(path);
 
   static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -3,6 +3,8 @@
 // refused with the reason (exit 2). The presets' params become knob flags the way the GUI's
 // preset reader maps them (ui/presets.cpp): knobs as they are, "epochs" as --epochs, the choices,
 // and the trainer's epochs standing for K when the params give no steps.
+#include <sys/stat.h>
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -14,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <memory>
+#include <thread>
 
 #include "accounting/registry.h"
 #include "cli_util.h"
@@ -164,6 +168,29 @@ class TestDpxStatement : public QObject {
     QVERIFY2(r.code == 0, qPrintable(describe(r)));
     QVERIFY(r.out.contains(QStringLiteral("note: the statement was written by DP Explorer 0.0.1-test")));
     QVERIFY(r.out.contains(QStringLiteral("verified: ")));
+  }
+
+  // A pipe (like /dev/null or /dev/stdout) is written into, not replaced by a renamed file.
+  void writesIntoAPipe() {
+    const QString fifo = path(QStringLiteral("statement.fifo"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    auto received = std::make_shared<QByteArray>();  // shared: the reader may outlive a failed test
+    std::thread reader([fifo, received] {
+      QFile f(fifo);
+      if (f.open(QIODevice::ReadOnly)) *received = f.readAll();
+    });
+    const CliRun r = runDpx({QStringLiteral("statement"), QStringLiteral("--json"), QStringLiteral("--output"), fifo});
+    struct stat info {};
+    const bool stillAPipe = ::stat(QFile::encodeName(fifo).constData(), &info) == 0 && S_ISFIFO(info.st_mode);
+    if (!stillAPipe) {
+      reader.detach();  // it may wait forever on the replaced pipe
+      QFAIL("the pipe was replaced by a file");
+    }
+    reader.join();
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    QFile stored(m_default);
+    QVERIFY(stored.open(QIODevice::ReadOnly));
+    QCOMPARE(*received, stored.readAll());
   }
 
   void malformedFileGivesTheOffset() {
