@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "commands.h"
-#include "common/worker_placement.h"
 
 namespace dpx::cli {
 namespace {
@@ -68,9 +67,6 @@ int run(const Arguments& arguments, std::ostream& out, std::ostream& err) {
   const std::string& name = first;
   for (const Command& c : kCommands) {
     if (c.name != name) continue;
-    // A command computes for milliseconds: oneTBB's workers must be on the other cores when it
-    // starts, not one scheduler tick later.
-    core::placeParallelWorkers();
     Io io{out, err, name};
     Arguments args(arguments.begin() + 1, arguments.end());
     args[0] = "dpx";

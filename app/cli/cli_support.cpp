@@ -9,6 +9,8 @@
 #include "accounting/rdp_conversion.h"
 #include "cli.h"
 #include "common/format.h"
+#include "common/utf8.h"
+#include "common/worker_placement.h"
 
 namespace dpx::cli {
 
@@ -18,14 +20,7 @@ using core::Params;
 using core::Result;
 using core::Status;
 
-std::string trimmed(std::string_view text) {
-  const std::u32string points = decodeUtf8(text);
-  std::size_t first = 0;
-  std::size_t last = points.size();
-  while (first < last && isUnicodeSpace(points[first])) ++first;
-  while (last > first && isUnicodeSpace(points[last - 1])) --last;
-  return encodeUtf8(std::u32string_view(points).substr(first, last - first));
-}
+std::string trimmed(std::string_view text) { return std::string(core::trimmedUtf8(text)); }
 
 // What a numeric flag's value must be; nothing for a flag that is not known to take a number.
 std::optional<std::string> knownNumberRequirement(std::string_view flag) {
@@ -160,6 +155,9 @@ std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& i
            << "' (options start with --)\n";
     return kExitUsage;
   }
+  // The command will compute, for milliseconds: oneTBB's worker must be on another core when it
+  // starts, not one scheduler tick later (--help and a mistyped flag pay nothing for it).
+  core::placeParallelWorkers();
   return std::nullopt;
 }
 

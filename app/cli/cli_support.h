@@ -21,7 +21,8 @@ struct Io {
   std::string command;  // "epsilon", used in messages: "dpx epsilon: …"
 };
 
-// The text without white space at either end (Unicode's, as a terminal may paste it).
+// The text without white space at either end (Unicode's, as a terminal may paste it); the bytes
+// between are kept as given, well-formed or not.
 std::string trimmed(std::string_view text);
 
 // The whole text must be a finite number ("1e-5" is fine, "1.5x", "nan", "" are not).

@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/utf8.h"
+
 namespace dpx::cli {
+
+using core::decodeUtf8;
+using core::encodeUtf8;
+using core::isUnicodeSpace;
 
 namespace {
 
@@ -14,54 +20,6 @@ std::string_view beforeAssign(std::string_view argument) { return argument.subst
 
 }  // namespace
 
-std::u32string decodeUtf8(std::string_view s) {
-  std::u32string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const int extra = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-    char32_t cp = extra == 0 ? c : extra == 1 ? (c & 0x1F) : extra == 2 ? (c & 0x0F) : (c & 0x07);
-    std::size_t j = i + 1;
-    for (int k = 0; k < extra && j < s.size(); ++k, ++j) cp = (cp << 6) | (static_cast<unsigned char>(s[j]) & 0x3F);
-    out.push_back(cp);
-    i = j;
-  }
-  return out;
-}
-
-namespace {
-
-void append(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-}  // namespace
-
-std::string encodeUtf8(std::u32string_view s) {
-  std::string out;
-  for (char32_t cp : s) append(out, cp);
-  return out;
-}
-
-bool isUnicodeSpace(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
 namespace {
 
 std::u32string padded(std::u32string s, std::size_t width) {
@@ -70,8 +28,11 @@ std::u32string padded(std::u32string s, std::size_t width) {
 }
 
 // One option's help lines: its names in a column of `nameWidth` (wrapped if longer), the
-// description wrapped at 79 columns. The wrapping rules, including where a line restarts after
-// a break, are the ones dpx's help has always been laid out by.
+// description wrapped at 79 columns. The rules are QCommandLineParser's, which laid out dpx's
+// help before, kept to the letter so that the help stays byte for byte what scripts and docs
+// quote: among them, after a break the loop resumes one character past the new line's start
+// (`i = lineStart`, then the loop's ++i), and columns count characters (Qt counted UTF-16
+// units: the same for every character dpx's help uses).
 std::string wrapped(const std::u32string& names, std::size_t nameWidth, const std::u32string& description) {
   std::size_t nameIndex = 0;
   auto nextNameSection = [&] {

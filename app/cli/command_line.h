@@ -18,12 +18,6 @@ namespace dpx::cli {
 // A program's arguments, UTF-8; the first is the program (or "dpx <command>").
 using Arguments = std::vector<std::string>;
 
-// UTF-8 text as code points and back (the help's columns count characters, not bytes), and
-// Unicode's white space.
-std::u32string decodeUtf8(std::string_view text);
-std::string encodeUtf8(std::u32string_view points);
-bool isUnicodeSpace(char32_t c);
-
 // One of a command's flags: --name <valueName>, or a switch when valueName is empty.
 struct OptionSpec {
   std::string name;
@@ -40,12 +34,13 @@ class CommandLine {
   void addPositionalArgument(std::string name, std::string description);
   void setDescription(std::string description) { m_description = std::move(description); }
 
-  // Parses args (args[0] is skipped). False on a mistake; error() then says which.
+  // Parses args (args[0] is skipped). False on a mistake; mistake() and the accessors below say
+  // which.
   bool parse(const Arguments& args);
 
-  // After a failed parse: the mistake, as Qt's parser worded it for dpx's first versions
-  // ("Unknown option 'foo'.", "Missing value after '--sigma'.") — cli_support rewords it.
-  // A mistake in a value wins over unknown options.
+  // After a failed parse: the kind of mistake (cli_support words the message). A mistake in a
+  // value wins over unknown options, and of several mistakes in values the last is kept, as
+  // QCommandLineParser did for dpx's first versions.
   enum class Mistake { kNone, kUnknownOptions, kMissingValue, kUnexpectedValue };
   Mistake mistake() const;
   // kMissingValue / kUnexpectedValue: the option as typed (before any '=').
@@ -81,7 +76,7 @@ class CommandLine {
   Option* find(std::string_view name);
   const Option* find(std::string_view name) const;
   // Records an option found as `argument` (dashes stripped: `name`); reads its value from the
-  // argument after '=' or from the next argument. False with m_errorText set on a mistake.
+  // argument after '=' or from the next argument. False on a mistake, recorded for mistake().
   bool take(const std::string& name, const std::string& argument, Arguments::const_iterator& it,
             Arguments::const_iterator end);
 

@@ -6,6 +6,8 @@
 // reads back to the same double). Exit 0: every value matches; 1: the differing fields are
 // listed; 2: the file is not a readable statement (malformed JSON with its byte offset, a missing
 // or ill-typed field, a knob out of range).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +178,34 @@ std::string statementText(const PrivacyStatement& s) {
   return out.str();
 }
 
+// Whether `path` names an open file descriptor: /dev/fd/N, /proc/<pid>/fd/N, or a symbolic link
+// (like /dev/stdout) leading through one.
+bool namesADescriptor(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto isDescriptorName = [](const std::string& p) {
+    return p.starts_with("/dev/fd/") || (p.starts_with("/proc/") && p.find("/fd/") != std::string::npos);
+  };
+  fs::path name = path;
+  std::error_code error;
+  for (int depth = 0; depth < 40; ++depth) {
+    if (isDescriptorName(name.lexically_normal().string())) return true;
+    if (!fs::is_symlink(fs::symlink_status(name, error))) return false;
+    const fs::path link = fs::read_symlink(name, error);
+    if (error) return false;
+    name = link.is_absolute() ? link : name.parent_path() / link;
+  }
+  return false;
+}
+
+// Whether `path` is the file standard output writes to (then the statement went there, and a
+// line saying so would follow it into whatever reads it).
+bool isStandardOutput(const std::string& path) {
+  struct stat target {};
+  struct stat out {};
+  return ::stat(path.c_str(), &target) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 && target.st_dev == out.st_dev &&
+         target.st_ino == out.st_ino;
+}
+
 // Where writing `path` lands: through a symbolic link (and a link to a link) to its target, so
 // that the link survives the rename.
 std::filesystem::path writeTarget(const std::string& path) {
@@ -192,8 +222,9 @@ std::filesystem::path writeTarget(const std::string& path) {
 
 // The text in place of `path`, whole or not at all: written to a temporary file beside it and
 // renamed over it (a device or a pipe is written into instead), so that a reader never sees half a statement and a
-// failed write leaves the old file as it was. An existing file keeps its permissions. The refusals are worded as they
-// always have been (the operating system's reason), since scripts may match them.
+// failed write leaves the old file as it was. An existing file keeps its mode bits (not its owner, group, ACLs or
+// extended attributes). The refusals are worded as they always have been (the operating system's reason), since scripts
+// may match them.
 Status writeFile(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const auto cannotWrite = [&](const std::string& reason) {
@@ -204,10 +235,12 @@ Status writeFile(const std::string& path, const std::string& text) {
   const bool exists = fs::exists(existing);
   if (exists && ::access(path.c_str(), W_OK) != 0) return cannotWrite("Existing file " + path + " is not writable");
   if (fs::is_directory(existing)) return cannotWrite("Filename refers to a directory");
-  // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written into: a file renamed over it
-  // would replace the device itself.
-  if (exists && !fs::is_regular_file(existing)) {
-    std::FILE* sink = std::fopen(path.c_str(), "wb");
+  // A device or a pipe (/dev/null, a FIFO), or a name for an open descriptor (/dev/stdout,
+  // /proc/self/fd/1: maybe the file a shell opened with >>), is written into, the descriptor's
+  // file appended to: a file renamed over it would replace the device, or the shell's file.
+  const bool descriptor = namesADescriptor(path);
+  if (exists && (descriptor || !fs::is_regular_file(existing))) {
+    std::FILE* sink = std::fopen(path.c_str(), descriptor ? "ab" : "wb");
     if (sink == nullptr) return cannotWrite(std::strerror(errno));
     int failure = 0;
     if (std::fwrite(text.data(), 1, text.size(), sink) != text.size() || std::fflush(sink) != 0) {
@@ -222,22 +255,36 @@ Status writeFile(const std::string& path, const std::string& text) {
   std::mt19937_64 random(std::random_device{}());
   std::uniform_int_distribution<std::size_t> letter(0, sizeof kLetters - 2);
   fs::path temporary;
-  std::FILE* file = nullptr;
-  for (int attempt = 0; file == nullptr; ++attempt) {
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
     std::string suffix = ".";
     for (int i = 0; i < 6; ++i) suffix += kLetters[letter(random)];
     temporary = target;
     temporary += suffix;
-    file = std::fopen(temporary.c_str(), "wbx");  // "x": a new file, never someone else's
-    if (file == nullptr && (errno != EEXIST || attempt == 99)) return cannotWrite(std::strerror(errno));
+    // O_EXCL: a new file, never someone else's. Replacing a file: private until it has the old
+    // file's mode, so no one can open the new statement in between.
+    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? 0600 : 0666);
+    if (fd < 0 && (errno != EEXIST || attempt == 99)) return cannotWrite(std::strerror(errno));
   }
-  if (exists) fs::permissions(temporary, existing.permissions() & fs::perms::all, error);
-
   int failure = 0;
+  if (exists && ::fchmod(fd, static_cast<mode_t>(existing.permissions() & fs::perms::all)) != 0) failure = errno;
+  std::FILE* file = failure == 0 ? ::fdopen(fd, "wb") : nullptr;
+  if (file == nullptr) {
+    if (failure == 0) failure = errno;
+    ::close(fd);
+    fs::remove(temporary, error);
+    return cannotWrite(std::strerror(failure));
+  }
+  errno = 0;
   if (std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fflush(file) != 0) {
     failure = errno != 0 ? errno : EIO;
   }
-  if (failure == 0) ::fsync(fileno(file));  // durable before it replaces the old file; not all file systems can
+  // Durable before it replaces the old file. A file system that cannot sync says so (EINVAL,
+  // ENOTSUP, EROFS); any other error (ENOSPC, EDQUOT, EIO on a network file system) may be the
+  // only report of a lost write.
+  if (failure == 0 && ::fsync(fileno(file)) != 0 && errno != EINVAL && errno != ENOTSUP && errno != EROFS) {
+    failure = errno;
+  }
   if (std::fclose(file) != 0 && failure == 0) failure = errno;
   if (failure == 0 && std::rename(temporary.c_str(), target.c_str()) != 0) failure = errno;
   if (failure != 0) {
@@ -272,7 +319,9 @@ int commandStatement(const Arguments& args, Io& io) {
     return kExitOk;
   }
   if (Status s = writeFile(request->output, text); !s.isOk()) return fail(io, s);
-  io.out << (request->snippet ? "configuration" : "privacy statement") << " written to " << request->output << "\n";
+  if (!isStandardOutput(request->output)) {
+    io.out << (request->snippet ? "configuration" : "privacy statement") << " written to " << request->output << "\n";
+  }
   return kExitOk;
 }
 
@@ -328,16 +377,22 @@ Result<std::string> readStatementBytes(const std::string& path) {
   if (!file) return cannotRead(std::strerror(errno));
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return cannotRead("file to open is a directory");
-  // Not a regular file (a pipe): no size to refuse beforehand.
   const std::uintmax_t size =
       std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
   if (!error && size > kMaxStatementBytes) {
     return Status::invalidArgument(path + ": " + std::to_string(size) +
                                    " bytes is too large for a privacy statement (at most 16 MiB)");
   }
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
+  // A pipe has no size to check beforehand: read one byte past the limit at most.
+  std::string bytes(kMaxStatementBytes + 1, '\0');
+  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (file.bad()) return cannotRead(std::strerror(errno));
+  bytes.resize(static_cast<std::size_t>(file.gcount()));
+  if (bytes.size() > kMaxStatementBytes) {
+    return Status::invalidArgument(path + ": more than " + std::to_string(kMaxStatementBytes) +
+                                   " bytes is too large for a privacy statement (at most 16 MiB)");
+  }
+  return bytes;
 }
 
 Result<JsonValue> readStatementFile(const std::string& path) {

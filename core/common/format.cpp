@@ -1,21 +1,30 @@
 #include "common/format.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
+#include <system_error>
 
 namespace dpx::core {
 
+// to_chars and from_chars: printf's %g and strtod in the "C" locale, whatever locale the process
+// runs in (the explorer's QApplication sets the user's: in de_DE, %g wrote "2,5", and JSON exports
+// and printed values broke).
 std::string formatNumber(double value, int significantDigits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*g", significantDigits, value);
-  return buffer;
+  char buffer[128];  // enough for any double at up to 100 digits
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general,
+                                       std::clamp(significantDigits, 1, 100));
+  return ec == std::errc() ? std::string(buffer, end) : std::string("nan");
 }
 
 namespace {
 
 double readBack(double value, int significantDigits) {
-  return std::strtod(formatNumber(value, significantDigits).c_str(), nullptr);
+  const std::string printed = formatNumber(value, significantDigits);
+  double out = value;
+  std::from_chars(printed.data(), printed.data() + printed.size(), out);
+  return out;
 }
 
 // One unit in the last printed digit of value.

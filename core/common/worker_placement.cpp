@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -20,20 +21,28 @@ namespace {
 struct Placement {
   pthread_t helper{};
   bool started = false;
+  pid_t process = 0;  // a child forked without exec has no helper to join
   cpu_set_t all{};
   std::mutex mutex;
   std::condition_variable arrived;
   bool settled = false;  // a second thread ran a piece, or the wait gave up
   ~Placement() {
-    if (started) pthread_join(helper, nullptr);
+    if (!started || process != ::getpid()) return;
+    {
+      // A process ending before the worker came (a short command) does not wait for it.
+      const std::lock_guard lock(mutex);
+      settled = true;
+    }
+    arrived.notify_all();
+    pthread_join(helper, nullptr);
   }
 };
 
-// The helper: created on a core other than the caller's, it takes back the process's whole mask
-// (staying where it is: only its start is placed, and oneTBB creates its workers with the
-// process's mask anyway), then runs a loop of two pieces whose first waits until another thread
-// has taken the second — the worker oneTBB creates for the loop, which starts on the helper's
-// core, free since the helper waits.
+// The helper: created on a core other than the caller's, it takes back the caller's mask (staying
+// where it is: only its start is placed; oneTBB creates its workers with the process's mask
+// anyway), then runs a loop of two pieces whose first waits until another thread has taken the
+// second — the worker oneTBB creates for the loop, which starts on the helper's core, free since
+// the helper waits.
 void* placeWorkers(void* argument) {
   auto* placement = static_cast<Placement*>(argument);
   pthread_setaffinity_np(pthread_self(), sizeof placement->all, &placement->all);
@@ -68,6 +77,7 @@ void placeParallelWorkers() {
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     if (pthread_attr_setaffinity_np(&attributes, sizeof elsewhere, &elsewhere) == 0) {
+      placement.process = ::getpid();
       placement.started = pthread_create(&placement.helper, &attributes, placeWorkers, &placement) == 0;
     }
     pthread_attr_destroy(&attributes);

@@ -4,7 +4,9 @@
 #include <QTest>
 #include <string>
 
+#include "cli_support.h"
 #include "command_line.h"
+#include "common/utf8.h"
 
 using dpx::cli::Arguments;
 using dpx::cli::CommandLine;
@@ -135,12 +137,45 @@ class TestCommandLine : public QObject {
   }
 
   void unicodeSpaces() {
-    QVERIFY(dpx::cli::isUnicodeSpace(U'\u00A0'));
-    QVERIFY(dpx::cli::isUnicodeSpace(U'\u3000'));
-    QVERIFY(!dpx::cli::isUnicodeSpace(U'σ'));
+    QVERIFY(dpx::core::isUnicodeSpace(U'\u00A0'));
+    QVERIFY(dpx::core::isUnicodeSpace(U'\u3000'));
+    QVERIFY(!dpx::core::isUnicodeSpace(U'σ'));
     const std::string text = "σ = 1 ≤ 2";
-    QCOMPARE(dpx::cli::encodeUtf8(dpx::cli::decodeUtf8(text)), text);
-    QCOMPARE(dpx::cli::decodeUtf8(text).size(), std::size_t{9});
+    QCOMPARE(dpx::core::encodeUtf8(dpx::core::decodeUtf8(text)), text);
+    QCOMPARE(dpx::core::decodeUtf8(text).size(), std::size_t{9});
+    QCOMPARE(dpx::core::decodeUtf8("a\x80"
+                                   "b"),
+             std::u32string(U"a\uFFFDb"));
+    QCOMPARE(dpx::core::decodeUtf8("\xC0\xB1"), std::u32string(U"\uFFFD\uFFFD"));  // overlong '1'
+  }
+
+  // Trimming strips well-formed white space only: a stray byte before a number stays, so the
+  // number is refused rather than read.
+  void trimmingKeepsIllFormedBytes_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("trimmed");
+    QTest::newRow("spaces") << QByteArray(" \t1.5\n") << QByteArray("1.5");
+    QTest::newRow("no-break and ideographic spaces") << QByteArray(
+                                                            "\xC2\xA0"
+                                                            "2\xE3\x80\x80")
+                                                     << QByteArray("2");
+    QTest::newRow("stray continuation byte") << QByteArray(
+                                                    "\x80"
+                                                    "1")
+                                             << QByteArray(
+                                                    "\x80"
+                                                    "1");
+    QTest::newRow("overlong digit") << QByteArray("\xC0\xB1.5") << QByteArray("\xC0\xB1.5");
+    QTest::newRow("truncated lead byte") << QByteArray("\xC2 1") << QByteArray("\xC2 1");
+    QTest::newRow("all space") << QByteArray("  ") << QByteArray();
+  }
+  void trimmingKeepsIllFormedBytes() {
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, trimmed);
+    const std::string_view out = dpx::core::trimmedUtf8(std::string_view(text.constData(), text.size()));
+    QCOMPARE(QByteArray(out.data(), static_cast<int>(out.size())), trimmed);
+    const auto number = dpx::cli::parseNumber("sigma", std::string_view(text.constData(), text.size()));
+    QCOMPARE(number.isOk(), trimmed == "1.5" || trimmed == "2");
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include <QTest>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -30,16 +31,17 @@ class TestWorkerPlacement : public QObject {
     // As a command parses its flags: the helper has created the worker before this thread's loop.
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     std::mutex mutex;
+    std::condition_variable arrived;
     std::map<std::thread::id, cpu_set_t> masks;
-    // Pieces that sleep: every oneTBB thread gets some, whatever the machine's load.
-    dpx::core::parallelFor(0, 64, [&](int) {
+    // Two pieces, the first waiting (up to 5 s, for a loaded machine) until another thread has
+    // taken the second: both oneTBB threads record their masks.
+    dpx::core::parallelFor(0, 2, [&](int) {
       cpu_set_t mine;
       if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);  // reported as a narrowed mask
-      {
-        const std::lock_guard lock(mutex);
-        masks.emplace(std::this_thread::get_id(), mine);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::unique_lock lock(mutex);
+      masks.emplace(std::this_thread::get_id(), mine);
+      arrived.notify_all();
+      arrived.wait_for(lock, std::chrono::seconds(5), [&] { return masks.size() >= 2; });
     });
     QVERIFY(!masks.empty());
     for (const auto& [thread, mask] : masks) QVERIFY2(sameMask(mask, process), "a thread kept a narrowed CPU mask");
