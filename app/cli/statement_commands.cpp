@@ -575,41 +575,10 @@ std::vector<const core::JsonMember*> sortedMembers(const JsonValue& object) {
 // A string in a compact document: quote, backslash and control characters escaped (\b \f \n \r \t
 // by name, the others as \u00XX), everything else as its UTF-8.
 std::string compactString(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-          out += escape;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out(1, '"');
+  out += core::jsonEscape(text);
+  out += '"';
+  return out;
 }
 
 // A number in a compact document: an integer within 64 bits in full (as written, or as the double

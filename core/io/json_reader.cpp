@@ -71,24 +71,6 @@ int hexDigit(char c) {
   return -1;
 }
 
-void appendUtf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
 std::string hex4(unsigned value) {
   char buffer[8];
   std::snprintf(buffer, sizeof buffer, "%04X", value);
@@ -292,7 +274,7 @@ class Parser {
                     "expected a high surrogate (\\uD800 to \\uDBFF) before the low surrogate \\u" + hex4(unit));
     }
     if (unit < 0xD800 || unit > 0xDBFF) {
-      appendUtf8(out, unit);
+      out += encodeUtf8(std::u32string(1, static_cast<char32_t>(unit)));
       return true;
     }
     const auto lowExpected = [&](std::size_t offset) {
@@ -304,7 +286,7 @@ class Parser {
     unsigned next = 0;
     if (!parseHex4(next)) return false;
     if (next < 0xDC00 || next > 0xDFFF) return lowExpected(second);
-    appendUtf8(out, 0x10000 + ((unit - 0xD800) << 10) + (next - 0xDC00));
+    out += encodeUtf8(std::u32string(1, static_cast<char32_t>(0x10000 + ((unit - 0xD800) << 10) + (next - 0xDC00))));
     return true;
   }
 
