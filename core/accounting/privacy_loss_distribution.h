@@ -54,6 +54,8 @@ class SubsampledGaussianPair {
   void survival(double x, double& p, double& q) const;
   void distribution(double x, double& p, double& q) const;
   void density(double x, double& p, double& q) const;
+  // The densities and their derivatives in x, from the same exponentials.
+  void density(double x, double& p, double& q, double& pSlope, double& qSlope) const;
   // P-mass and Q-mass of [a, b), computed on the side of the median that keeps their digits.
   double massP(double a, double b) const;
   double massQ(double a, double b) const;

@@ -124,6 +124,34 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void densitySlopesAreTheDensitiesDerivatives() {
+    // The optimistic sweep extrapolates a bin's masses from its first evaluation with these
+    // slopes (Taylor to second order): they must be the derivatives of the densities it uses.
+    for (const double q : {0.004, 0.3, 1.0}) {
+      for (const double sigma : {0.2, 1.0, 4.0}) {
+        for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+          const pld::SubsampledGaussianPair pair(q, sigma, direction);
+          for (double x = -6.0 * sigma; x <= 6.0 * sigma + 1.0; x += 0.37 * sigma) {
+            double p = 0.0, qd = 0.0, pSlope = 0.0, qSlope = 0.0, pAlone = 0.0, qAlone = 0.0;
+            pair.density(x, p, qd, pSlope, qSlope);
+            pair.density(x, pAlone, qAlone);
+            DPX_COMPARE_REL(p, pAlone, 1e-14);
+            DPX_COMPARE_REL(qd, qAlone, 1e-14);
+            const double h = 1e-5 * sigma;
+            double pHi = 0.0, qHi = 0.0, pLo = 0.0, qLo = 0.0;
+            pair.density(x + h, pHi, qHi);
+            pair.density(x - h, pLo, qLo);
+            // Central differences: error ~h²·p‴/6, against a slope of order p/σ.
+            QVERIFY2(std::fabs(pSlope - (pHi - pLo) / (2 * h)) <= 1e-6 * p / sigma + 1e-300,
+                     qPrintable(QStringLiteral("q %1 σ %2 x %3").arg(q).arg(sigma).arg(x)));
+            QVERIFY2(std::fabs(qSlope - (qHi - qLo) / (2 * h)) <= 1e-6 * qd / sigma + 1e-300,
+                     qPrintable(QStringLiteral("q %1 σ %2 x %3").arg(q).arg(sigma).arg(x)));
+          }
+        }
+      }
+    }
+  }
+
   void optimisticStepIsValidOnEveryGridAndTightOnFineOnes() {
     // The quantisation's bins aggregate exactly to grid losses (a sliver bin just below a grid
     // point is merged into the next, two steps wide): below the true profile on coarse, shifted
