@@ -249,7 +249,10 @@ Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& composed, bool pes
   const int points = 2000;
   for (int i = 0; i <= points; ++i) {
     const double eps = top * std::pow(static_cast<double>(i) / points, 2.0);
-    const double d = pessimistic ? run.deltaUpper(eps) : run.deltaLower(eps);
+    // Where both ends sit in the compositions' round-off (δ ≲ 1e−12 after 10⁴ steps) the
+    // optimistic δ can come out above the pessimistic one; a lower bound on δ is capped by the
+    // upper, as the ε bracket's lower end is.
+    const double d = pessimistic ? run.deltaUpper(eps) : std::min(run.deltaLower(eps), run.deltaUpper(eps));
     for (std::size_t k = 0; k < typeOne.size(); ++k) {
       curve.typeTwo[k] = std::max(curve.typeTwo[k], epsilonDeltaTradeoff(eps, d, typeOne[k]));
     }
