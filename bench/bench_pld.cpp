@@ -45,10 +45,12 @@ void fixedGridCase(double interval, long steps, bool bracket) {
     warm.push_back(ms(t1, Clock::now()));
   }
   std::sort(warm.begin(), warm.end());
-  // Which plan the transform ran on: the numbers of an FFTW_ESTIMATE plan are not comparable.
-  const char* plan = run->info.fftSize < numerics::kFftwMinimumSize ? "kissfft"
-                     : run->info.fftFromWisdom                      ? "wisdom"
-                                                                    : "estimate";
+  // Which plan the transform ran on (the numbers of an FFTW_ESTIMATE plan are not comparable), or
+  // "band": the surviving frequencies by chirp-z, no transform of the window's size.
+  const char* plan = run->info.bandFrequencies > 0                    ? "band"
+                     : run->info.fftSize < numerics::kFftwMinimumSize ? "kissfft"
+                     : run->info.fftFromWisdom                        ? "wisdom"
+                                                                      : "estimate";
   // Whether the run kept its spectra (no inverse transform) or made its tables.
   const char* kept = run->remove[0].keepsSpectrum() ? "spectra" : "tables";
   std::printf(

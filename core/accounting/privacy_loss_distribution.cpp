@@ -12,11 +12,13 @@
 #include <memory>
 #include <mutex>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "common/format.h"
 #include "common/parallel.h"
+#include "numerics/band_dft.h"
 #include "numerics/real_fft.h"
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
@@ -1050,13 +1052,16 @@ Result<CompositionPlan> planComposition(std::span<const Segment> segments, doubl
 // sparse spectrum be collected from the few live blocks.
 constexpr std::size_t kPowerBlock = 8192;
 
+// |z|^count below 1e−300 contributes nothing a double can hold: such a z (most high frequencies
+// of a many-step composition) is dead, tested on |z|² against e^{−1380/count} without a logarithm.
+double smallestLivingSquare(std::int64_t count) { return std::exp(-1380.0 / static_cast<double>(count)); }
+
 // product[k] ·= spectrum[k]^count for every frequency k (product == spectrum: it becomes the
-// power), in parallel. |z|^count below 1e−300 contributes nothing a double can hold, and is most
-// high frequencies of a many-step composition: tested on |z|² without a logarithm. Returns how
-// many frequencies of each block of kPowerBlock are not zero after the product.
+// power), in parallel. Returns how many frequencies of each block of kPowerBlock are not zero
+// after the product.
 std::vector<std::size_t> multiplyByPower(std::complex<double>* product, const std::complex<double>* spectrum,
                                          std::size_t size, std::int64_t count, bool first) {
-  const double smallest = std::exp(-1380.0 / static_cast<double>(count));
+  const double smallest = smallestLivingSquare(count);
   std::vector<std::size_t> alive((size + kPowerBlock - 1) / kPowerBlock, 0);
   parallelFor(std::size_t{0}, alive.size(), [&](std::size_t block) {
     std::size_t live = 0;
@@ -1128,19 +1133,25 @@ std::vector<double> readWindow(const double* circular, std::size_t n, std::size_
   return masses;
 }
 
-// A run's PLD as the spectrum of its composition, `z` (the half spectrum of size n/2 + 1 that an
-// inverse would read), when few enough frequencies survived the K-th power (null otherwise).
-// δ from a spectrum costs ~25 ns a frequency, ε about forty δs; the inverse and tables it
-// replaces ~10 ns a transform point. Beyond one frequency per 64 points the tables win.
+// A run's PLD as the spectrum of its composition, when few enough frequencies survived the K-th
+// power (null otherwise). δ from a spectrum costs ~25 ns a frequency, ε about forty δs; the
+// inverse and tables it replaces ~10 ns a transform point. Beyond one frequency per 64 points
+// the tables win.
 constexpr std::size_t kTransformPointsPerSpectralFrequency = 64;
 
-std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>* z, std::size_t n, int threads,
-                                                      std::span<const std::size_t> alive, std::size_t start,
-                                                      std::size_t points, double interval) {
-  const std::size_t half = n / 2 + 1;
-  std::size_t count = 0;
-  for (std::size_t live : alive) count += live;
-  if (count * kTransformPointsPerSpectralFrequency > n) return nullptr;
+bool fewEnoughForSpectrum(std::size_t frequencies, std::size_t n) {
+  return frequencies * kTransformPointsPerSpectralFrequency <= n;
+}
+
+// The half spectrum Z_0 … Z_{n/2} that an inverse of size n would read, as its frequencies with
+// Z_k ≠ 0: k = 0 first, then increasing.
+struct SparseHalfSpectrum {
+  std::vector<std::size_t> frequency;
+  std::vector<std::complex<double>> value;
+};
+
+std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(SparseHalfSpectrum z, std::size_t n, int threads,
+                                                      std::size_t start, std::size_t points, double interval) {
   auto s = std::make_shared<DiscretePld::Spectrum>();
   s->n = n;
   s->threads = threads;
@@ -1148,12 +1159,9 @@ std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>
   s->points = points;
   s->interval = interval;
   const double scale = 1.0 / static_cast<double>(n);
-  s->constant = z[0].real() * scale;
-  s->raw.reserve(count + 1);
-  s->rawFrequency.reserve(count + 1);
-  s->raw.push_back(z[0]);
-  s->rawFrequency.push_back(0);
-  const double negligible = 1e-17 * std::abs(z[0]) / static_cast<double>(std::max<std::size_t>(count, 1));
+  const std::size_t count = z.frequency.size();
+  s->constant = z.value[0].real() * scale;
+  const double negligible = 1e-17 * std::abs(z.value[0]) / static_cast<double>(std::max<std::size_t>(count, 1));
   s->frequency.reserve(count);
   s->sumWeight.reserve(count);
   s->tiltWeight.reserve(count);
@@ -1165,18 +1173,13 @@ std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>
   };
   const double decay = std::exp(-interval);
   const double oneMinusDecay = -std::expm1(-interval);
-  for (std::size_t k = 1; k < half; ++k) {
-    if (alive[k / kPowerBlock] == 0) {
-      k = (k / kPowerBlock + 1) * kPowerBlock - 1;  // a block without survivors
-      continue;
-    }
-    if (z[k] == 0.0) continue;
-    s->rawFrequency.push_back(k);
-    s->raw.push_back(z[k]);
-    if (std::abs(z[k]) < negligible) continue;
+  for (std::size_t f = 1; f < count; ++f) {
+    const std::size_t k = z.frequency[f];
+    const std::complex<double> zk = z.value[f];
+    if (std::abs(zk) < negligible) continue;
     s->frequency.push_back(k);
     const bool nyquist = 2 * k == n;  // the real inverse reads its real part once
-    const std::complex<double> value = nyquist ? std::complex<double>(z[k].real(), 0.0) : 2.0 * z[k];
+    const std::complex<double> value = nyquist ? std::complex<double>(zk.real(), 0.0) : 2.0 * zk;
     const std::complex<double> c = value * root(k, start) * scale;
     const double angle = radiansPerStep * static_cast<double>(k);
     const double halfSine = std::sin(0.5 * angle);
@@ -1186,7 +1189,199 @@ std::shared_ptr<DiscretePld::Spectrum> sparseSpectrum(const std::complex<double>
     s->tiltWeight.push_back(c / std::complex<double>(oneMinusDecay + decay * versine, -decay * sine));
     s->end.push_back(root(k, points));
   }
+  s->rawFrequency = std::move(z.frequency);
+  s->raw = std::move(z.value);
   return s;
+}
+
+// The nonzero frequencies of a half spectrum z of size n/2 + 1 (Z_0 always), from the blocks
+// multiplyByPower left alive.
+SparseHalfSpectrum liveFrequencies(const std::complex<double>* z, std::size_t n, std::span<const std::size_t> alive) {
+  std::size_t count = 0;
+  for (std::size_t live : alive) count += live;
+  SparseHalfSpectrum out;
+  out.frequency.reserve(count + 1);
+  out.value.reserve(count + 1);
+  out.frequency.push_back(0);
+  out.value.push_back(z[0]);
+  const std::size_t half = n / 2 + 1;
+  for (std::size_t block = 0; block < alive.size(); ++block) {
+    if (alive[block] == 0) continue;
+    for (std::size_t k = std::max<std::size_t>(1, block * kPowerBlock); k < std::min(half, (block + 1) * kPowerBlock);
+         ++k) {
+      if (z[k] == 0.0) continue;
+      out.frequency.push_back(k);
+      out.value.push_back(z[k]);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The surviving band of a long composition
+//
+// At K = 10⁶ (q = 0.004, σ = 1, Δ = 1e−3) a step has ~5 000 grid points, the composed window
+// ~10⁵, and about 120 of the transform's 51 201 frequencies survive the K-th power: the spectrum
+// of a long run is a narrow band around 0 (|z(θ)| ≈ 1 − Var·θ²/2). The survivors are found from
+// a transform of the step's own length and computed by chirp-z (numerics/band_dft), with no
+// transform of the window's length at all.
+//
+// Which frequencies can survive: with z(θ) = Σ_j ω_j e^{−ijθ} and any centre c,
+// |d/dθ (e^{icθ} z(θ))| ≤ D = Σ_j ω_j |j − c|, so ||z(θ)| − |z(θ′)|| ≤ D|θ − θ′|. A transform of
+// size N samples z at θ_r = 2πr/N; every fine frequency θ_k = 2πk/n lies within π/N of one of
+// them, so |z(θ_k)| ≤ |z(θ_r)| + Dπ/N, and where that bound's count-th power is dead (the test of
+// multiplyByPower) the frequency is dead too. The others are computed exactly and powered as
+// the full transform's would be: the spectrum is the same up to round-off.
+
+// The band path is taken when the full transform is at least this many times the short one:
+// it costs about four complex transforms of the short size, the full one a real transform of
+// size n and its twiddles (K = 10⁵, Δ = 1e−3: n = 32 400 for steps of 5 500 points, about even).
+// FFTW's transforms (n ≥ 2¹⁷), planned once per process, are several times faster than
+// kissfft's: at K = 10⁶, Δ = 1e−4 (n = 2²⁰, steps of 55 000 points, ratio 19) the band took
+// 45 ms against FFTW's 27 ms in a process that had planned before (and 87 against 98 ms in one
+// that had not: the path may not depend on what a process did before, or its digits would).
+constexpr std::size_t kBandMinimumRatio = 8;
+constexpr std::size_t kBandMinimumRatioAgainstFftw = 32;
+std::size_t bandMinimumRatio(std::size_t n) {
+  return n >= numerics::kFftwMinimumSize ? kBandMinimumRatioAgainstFftw : kBandMinimumRatio;
+}
+// Candidate frequencies closer than this are computed in one band (a chirp-z costs three
+// transforms: a few extra frequencies cost less).
+constexpr std::size_t kBandMergeGap = 256;
+// At most this many bands: more means a spectrum the full transform computes faster.
+constexpr std::size_t kMaxBands = 4;
+
+// Fine frequency ranges [first, last].
+struct FrequencyRange {
+  std::size_t first = 0;
+  std::size_t last = 0;
+};
+
+// The fine frequencies 0 … n/2 whose bound on |z|^count is not dead, for one step's masses;
+// nothing when the coarse transform this needs would be longer than n/bandMinimumRatio(n).
+//
+// The bound admits frequencies the power kills: near θ = 0, |z|² ≈ 1 − Var·θ², the survivors
+// reach |z|² = e^{−1380/K} and the candidates |z| + Dπ/N as far, about √(1 + DπK/(690N)) times
+// wider. A coarse transform of at least DK/1757 points keeps that below 3 (and costs less than
+// the band it saves); a step's long tails usually make its own length longer than that already
+// (D ≈ 3 points against 5 754 at q = 0.004, σ = 1, Δ = 1e−3: 2.4 times the 116 survivors).
+std::optional<std::vector<FrequencyRange>> candidateFrequencies(const std::vector<double>& masses, std::int64_t count,
+                                                                std::size_t n) {
+  double total = 0.0;
+  double mean = 0.0;
+  for (std::size_t j = 0; j < masses.size(); ++j) {
+    total += masses[j];
+    mean += static_cast<double>(j) * masses[j];
+  }
+  mean = total > 0.0 ? mean / total : 0.0;
+  double spread = 0.0;  // D about the mean
+  for (std::size_t j = 0; j < masses.size(); ++j) spread += std::fabs(static_cast<double>(j) - mean) * masses[j];
+  const double wanted = std::ceil(spread * static_cast<double>(count) / 1757.0);
+  const auto ratio = static_cast<double>(bandMinimumRatio(n));
+  if (ratio * std::max(static_cast<double>(masses.size()), wanted) > static_cast<double>(n)) {
+    return std::nullopt;
+  }
+  const std::size_t size = numerics::kissFftSize(std::max(masses.size(), static_cast<std::size_t>(wanted)));
+  std::vector<std::complex<double>> in(size), coarse(size);
+  std::copy(masses.begin(), masses.end(), in.begin());
+  numerics::complexForward(in.data(), coarse.data(), size);
+  const double smallest = smallestLivingSquare(count);
+  // The bound's own round-off: the transform's (~1e−16·log N·Σω) and D's, far below this.
+  const double slack = spread * std::numbers::pi / static_cast<double>(size) + 1e-12 * std::max(1.0, total);
+  std::vector<FrequencyRange> out;
+  const auto nn = static_cast<std::uint64_t>(n);
+  const auto size2 = 2 * static_cast<std::uint64_t>(size);
+  for (std::size_t r = 0; r <= size / 2; ++r) {
+    const double bound = std::abs(coarse[r]) + slack;
+    if (bound * bound < smallest) continue;
+    // k with |k/n − r/N| ≤ 1/(2N): (2r − 1)n/(2N) ≤ k ≤ (2r + 1)n/(2N).
+    const std::uint64_t lo = r == 0 ? 0 : ((2 * r - 1) * nn + size2 - 1) / size2;
+    const std::uint64_t hi = std::min<std::uint64_t>(nn / 2, (2 * r + 1) * nn / size2);
+    if (lo > hi) continue;
+    if (!out.empty() && lo <= out.back().last + 1) {
+      out.back().last = std::max<std::size_t>(out.back().last, hi);
+    } else {
+      out.push_back({lo, hi});
+    }
+  }
+  return out;
+}
+
+// The ranges in both a and b.
+std::vector<FrequencyRange> intersect(const std::vector<FrequencyRange>& a, const std::vector<FrequencyRange>& b) {
+  std::vector<FrequencyRange> out;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::size_t lo = std::max(a[i].first, b[j].first);
+    const std::size_t hi = std::min(a[i].last, b[j].last);
+    if (lo <= hi) out.push_back({lo, hi});
+    (a[i].last < b[j].last ? i : j)++;
+  }
+  return out;
+}
+
+std::size_t longestStep(std::span<const Segment> segments) {
+  std::size_t longest = 0;
+  for (const Segment& s : segments) longest = std::max(longest, s.pld->masses().size());
+  return longest;
+}
+
+// Whether a composition on a transform of size n may take the band path (whether it does
+// depends on the candidates).
+bool bandPathPossible(std::span<const Segment> segments, std::size_t n) {
+  return n >= bandMinimumRatio(n) * numerics::kissFftSize(longestStep(segments));
+}
+
+// The spectrum of the composition at the frequencies that can survive, and nothing else (dead
+// ones are 0, as in the full transform). Null when the band path is not the faster one: the
+// full transform is less than bandMinimumRatio(n) times the short one, or the candidates are
+// too many or too scattered.
+std::optional<SparseHalfSpectrum> bandSpectrum(std::span<const Segment> segments, std::size_t n) {
+  if (!bandPathPossible(segments, n)) return std::nullopt;
+  const std::size_t longest = longestStep(segments);
+  std::vector<FrequencyRange> candidates;
+  for (std::size_t si = 0; si < segments.size(); ++si) {
+    std::optional<std::vector<FrequencyRange>> own =
+        candidateFrequencies(segments[si].pld->masses(), segments[si].count, n);
+    if (!own) return std::nullopt;
+    candidates = si == 0 ? std::move(*own) : intersect(candidates, *own);
+  }
+  std::vector<FrequencyRange> bands{{0, 0}};  // Z_0 is always kept
+  for (const FrequencyRange& c : candidates) {
+    if (c.first <= bands.back().last + kBandMergeGap) {
+      bands.back().last = std::max(bands.back().last, c.last);
+    } else {
+      bands.push_back(c);
+    }
+  }
+  std::size_t total = 0;
+  std::size_t widest = 0;
+  for (const FrequencyRange& b : bands) {
+    total += b.last - b.first + 1;
+    widest = std::max(widest, b.last - b.first + 1);
+  }
+  if (bands.size() > kMaxBands || !fewEnoughForSpectrum(total, n) ||
+      bandMinimumRatio(n) * numerics::bandDftSize(longest, widest) > n) {
+    return std::nullopt;
+  }
+  SparseHalfSpectrum out;
+  std::vector<std::complex<double>> product, z;
+  for (const FrequencyRange& b : bands) {
+    const std::size_t width = b.last - b.first + 1;
+    product.assign(width, 0.0);
+    z.resize(width);
+    for (std::size_t si = 0; si < segments.size(); ++si) {
+      numerics::bandDft(segments[si].pld->masses(), n, b.first, z);
+      multiplyByPower(product.data(), z.data(), width, segments[si].count, si == 0);
+    }
+    for (std::size_t t = 0; t < width; ++t) {
+      if (product[t] == 0.0 && b.first + t != 0) continue;
+      out.frequency.push_back(b.first + t);
+      out.value.push_back(product[t]);
+    }
+  }
+  return out;
 }
 
 // Which composed losses a composition keeps.
@@ -1202,6 +1397,70 @@ enum class KeptLosses {
   kNonNegative,
 };
 
+// Where a composition's masses land: the absolute grid index at circular position 0 (`offset`),
+// the shift of the steps' loss offsets, the window kept, and the masses at +∞ and of slack.
+struct ComposedFrame {
+  std::int64_t offset = 0;
+  std::int64_t shift = 0;
+  LossWindow window;
+  double infinity = 0.0;
+  double slack = 0.0;
+  std::size_t points() const { return static_cast<std::size_t>(window.points()); }
+};
+
+ComposedFrame composedFrame(std::span<const Segment> segments, Estimate estimate, double tau,
+                            const CompositionPlan& plan, KeptLosses kept) {
+  ComposedFrame frame;
+  double lossOffset = 0.0;  // Σ count·(a step's loss offset), ≤ 0
+  for (const Segment& s : segments) {
+    frame.offset += s.count * s.pld->firstIndex();
+    lossOffset += static_cast<double>(s.count) * s.pld->lossOffset();
+  }
+  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
+  // loss by less than Δ once, which keeps the composition optimistic.
+  frame.shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
+  frame.window = plan.window;
+  if (kept == KeptLosses::kNonNegative && frame.window.lo + frame.shift < 0) {
+    frame.window.lo = std::min(frame.window.hi + 1, -frame.shift);  // the index of loss 0, or an empty window
+  }
+  frame.infinity = -std::expm1(plan.range.logFinite);
+  if (estimate == Estimate::kPessimistic) {
+    frame.infinity += tau / 2;  // finite mass above the window, counted at +∞
+  } else {
+    // Wrap-around can fold up to τ/2 of the lower tail onto high losses, and a step whose
+    // truncated bottom was moved up raises the composed loss with probability ≤ its slack.
+    frame.slack = tau / 2;
+    for (const Segment& s : segments) frame.slack += static_cast<double>(s.count) * s.pld->deltaSlack();
+  }
+  frame.infinity = std::min(1.0, frame.infinity);
+  return frame;
+}
+
+void describe(CompositionInfo* info, std::size_t n, const CompositionPlan& plan, double tau, bool fromWisdom) {
+  if (!info) return;
+  *info = CompositionInfo{};
+  info->fftSize = n;
+  info->windowPoints = static_cast<std::size_t>(plan.window.points());
+  info->truncatedMass = tau;
+  info->fftFromWisdom = fromWisdom;
+}
+
+// A run's composition (losses ≥ 0) kept as its spectrum on a transform of size n ≥ plan.points,
+// from the band that survives the powers (bandSpectrum); nothing when the full transform is the
+// faster way.
+std::optional<DiscretePld> composeBand(std::span<const Segment> segments, Estimate estimate, double tau,
+                                       const CompositionPlan& plan, std::size_t n, int threads, CompositionInfo* info) {
+  std::optional<SparseHalfSpectrum> band = bandSpectrum(segments, n);
+  if (!band) return std::nullopt;
+  const ComposedFrame frame = composedFrame(segments, estimate, tau, plan, KeptLosses::kNonNegative);
+  describe(info, n, plan, tau, false);
+  if (info) info->bandFrequencies = band->frequency.size();
+  const std::size_t start = circularPosition(frame.window.lo, frame.offset, n);
+  return DiscretePld::spectral(plan.range.interval, frame.window.lo + frame.shift,
+                               sparseSpectrum(std::move(*band), n, threads, start, frame.points(), plan.range.interval),
+                               frame.infinity, frame.slack);
+}
+
 // Composition of all segments on a transform of size transform.size() ≥ plan.points.
 Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate estimate, double tau,
                                 const CompositionPlan& plan, const RealTransform& transform, KeptLosses kept,
@@ -1214,16 +1473,12 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   std::complex<double>* spectrum =
       transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
   ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
-  std::int64_t offset = 0;
-  double lossOffset = 0.0;         // Σ count·(a step's loss offset), ≤ 0
   std::vector<std::size_t> alive;  // surviving frequencies per block, after the last product
   for (std::size_t si = 0; si < segments.size(); ++si) {
     const Segment& s = segments[si];
     const auto& m = s.pld->masses();
     std::copy(m.begin(), m.end(), real.get());
     std::fill(real.get() + m.size(), real.get() + n, 0.0);
-    offset += s.count * s.pld->firstIndex();
-    lossOffset += static_cast<double>(s.count) * s.pld->lossOffset();
     transform.forward(real.get(), spectrum);
     if (control.cancelled()) return cancelledStatus();
     std::complex<double>* target = product ? product.get() : spectrum;
@@ -1231,38 +1486,21 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     control.report(0.8 * static_cast<double>(si + 1) / static_cast<double>(segments.size()));
     if (control.cancelled()) return cancelledStatus();
   }
-  // Only optimistic steps have offsets, all ≤ 0: rounding the composed one down lowers every
-  // loss by less than Δ once, which keeps the composition optimistic.
-  const auto shift = static_cast<std::int64_t>(std::floor(lossOffset / plan.range.interval));
-  LossWindow window = plan.window;
-  if (kept == KeptLosses::kNonNegative && window.lo + shift < 0) {
-    window.lo = std::min(window.hi + 1, -shift);  // the index of loss 0, or an empty window
-  }
-  double infinity = -std::expm1(plan.range.logFinite);
-  double slack = 0.0;
-  if (estimate == Estimate::kPessimistic) {
-    infinity += tau / 2;  // finite mass above the window, counted at +∞
-  } else {
-    // Wrap-around can fold up to τ/2 of the lower tail onto high losses, and a step whose
-    // truncated bottom was moved up raises the composed loss with probability ≤ its slack.
-    slack = tau / 2;
-    for (const Segment& s : segments) slack += static_cast<double>(s.count) * s.pld->deltaSlack();
-  }
-  infinity = std::min(1.0, infinity);
-  if (info) {
-    info->fftSize = n;
-    info->windowPoints = static_cast<std::size_t>(plan.window.points());
-    info->truncatedMass = tau;
-    info->fftFromWisdom = transform.forwardFromWisdom();  // and the inverse's, if one is made
-  }
-  const auto points = static_cast<std::size_t>(window.points());
-  const std::size_t start = circularPosition(window.lo, offset, n);
+  const ComposedFrame frame = composedFrame(segments, estimate, tau, plan, kept);
+  describe(info, n, plan, tau, transform.forwardFromWisdom());  // and the inverse's, if one is made
+  const std::size_t points = frame.points();
+  const std::size_t start = circularPosition(frame.window.lo, frame.offset, n);
   if (kept == KeptLosses::kNonNegative) {
     const std::complex<double>* composed = product ? product.get() : spectrum;
-    if (auto sparse = sparseSpectrum(composed, n, transform.threads(), alive, start, points, plan.range.interval)) {
+    std::size_t count = 0;
+    for (std::size_t live : alive) count += live;
+    if (fewEnoughForSpectrum(count, n)) {
+      auto sparse = sparseSpectrum(liveFrequencies(composed, n, alive), n, transform.threads(), start, points,
+                                   plan.range.interval);
       if (pool) pool->give(std::move(real));
       control.report(1.0);
-      return DiscretePld::spectral(plan.range.interval, window.lo + shift, std::move(sparse), infinity, slack);
+      return DiscretePld::spectral(plan.range.interval, frame.window.lo + frame.shift, std::move(sparse),
+                                   frame.infinity, frame.slack);
     }
   }
   if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
@@ -1273,15 +1511,30 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   control.report(1.0);
   if (kept == KeptLosses::kNonNegative) {
     compactWindow(real.get(), n, start, points);
-    return DiscretePld::profileOnly(plan.range.interval, window.lo + shift,
-                                    std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}), points, infinity,
-                                    slack);
+    return DiscretePld::profileOnly(plan.range.interval, frame.window.lo + frame.shift,
+                                    std::shared_ptr<double[]>(real.release(), numerics::FftwFree{}), points,
+                                    frame.infinity, frame.slack);
   }
   std::vector<double> masses = readWindow(real.get(), n, start, points);
-  return DiscretePld(plan.range.interval, window.lo + shift, std::move(masses), infinity, slack);
+  return DiscretePld(plan.range.interval, frame.window.lo + frame.shift, std::move(masses), frame.infinity,
+                     frame.slack);
 }
 
 }  // namespace
+
+Result<DiscretePld> composeNonNegative(std::span<const Segment> segments, Estimate estimate, double tau,
+                                       const ComputeControl& control, CompositionInfo* info) {
+  DPX_ASSIGN_OR_RETURN(const CompositionPlan plan, planComposition(segments, tau));
+  if (control.cancelled()) return cancelledStatus();
+  const std::size_t n = numerics::realFftSize(plan.points);
+  const int threads = n >= (std::size_t{1} << 18) ? 2 : 1;  // as compose()
+  if (std::optional<DiscretePld> banded = composeBand(segments, estimate, tau, plan, n, threads, info)) {
+    control.report(1.0);
+    return std::move(*banded);
+  }
+  const RealTransform transform(n, threads);
+  return composeWith(segments, estimate, tau, plan, transform, KeptLosses::kNonNegative, control, info);
+}
 
 Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
                             const ComputeControl& control, CompositionInfo* info) {
@@ -1486,7 +1739,11 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
       return;
     }
     job.plan = *plan;
-    if (job.estimate == Estimate::kPessimistic) planner.pessimisticDone(job.plan.points);
+    // A job that will likely take the band path needs no transform of its window's size.
+    if (job.estimate == Estimate::kPessimistic) {
+      const bool band = bandPathPossible(job.parts, numerics::realFftSize(job.plan.points));
+      planner.pessimisticDone(band ? 0 : job.plan.points);
+    }
   };
   parallelFor(std::size_t{0}, lanes.size(), [&](std::size_t lane) {
     for (std::size_t k : lanes[lane]) discretiseJob(k);
@@ -1500,11 +1757,22 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   for (const RunJob& job : jobs) points = std::max(points, job.plan.points);
   const std::size_t n = numerics::realFftSize(points);
   const bool sideBySide = n <= kParallelJobsMaximumSize;
-  const RealTransform transform(n, sideBySide ? 1 : 2);
+  const int threads = sideBySide ? 1 : 2;
+  // Made by the first job that needs it: a long run's jobs usually take the band path, which
+  // needs no transform of size n (nor FFTW's plans for it).
+  std::optional<RealTransform> transform;
+  std::once_flag transformMade;
   BufferPool buffers(2 * (n / 2 + 1));
   auto composeJob = [&](std::size_t k) {
     RunJob& job = jobs[k];
-    Result<DiscretePld> composed = composeWith(job.parts, job.estimate, tau, job.plan, transform,
+    if (std::optional<DiscretePld> banded =
+            composeBand(job.parts, job.estimate, tau, job.plan, n, threads, &job.info)) {
+      job.composed = std::move(*banded);
+      controls[k].report(1.0);
+      return;
+    }
+    std::call_once(transformMade, [&] { transform.emplace(n, threads); });
+    Result<DiscretePld> composed = composeWith(job.parts, job.estimate, tau, job.plan, *transform,
                                                KeptLosses::kNonNegative, controls[k], &job.info, &buffers);
     if (composed) {
       job.composed = std::move(*composed);

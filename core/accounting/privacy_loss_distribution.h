@@ -205,11 +205,21 @@ struct CompositionInfo {
   std::size_t windowPoints = 0;
   double truncatedMass = 0.0;  // Chernoff bound on the mass outside the window (both tails)
   bool fftFromWisdom = false;  // FFTW planned the transform from the shipped measured wisdom
+  // Frequencies computed by chirp-z from the band that survives the K-th power, with no
+  // transform of size fftSize (0: the full transform was made).
+  std::size_t bandFrequencies = 0;
 };
 
 // Composition of all segments (all on the same grid Δ and of the same estimate kind).
 Result<DiscretePld> compose(std::span<const Segment> segments, Estimate estimate, double tau,
                             const ComputeControl& control = {}, CompositionInfo* info = nullptr);
+
+// The composition of a run, as composeRun makes each of its PLDs: losses ≥ 0 only (all that
+// δ(ε ≥ 0) reads), kept as a spectrum where few frequencies survive the K-th power — computed
+// from the surviving band alone when the window's transform is long against the steps' (see
+// CompositionInfo::bandFrequencies) — and as δ's tables otherwise.
+Result<DiscretePld> composeNonNegative(std::span<const Segment> segments, Estimate estimate, double tau,
+                                       const ComputeControl& control = {}, CompositionInfo* info = nullptr);
 
 // A step of the Poisson-subsampled Gaussian: rate q, noise multiplier σ, repeated `count` times.
 struct GaussianSegment {

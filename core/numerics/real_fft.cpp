@@ -39,9 +39,11 @@ void initialiseFftw() {
   });
 }
 
+}  // namespace
+
 // Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
 // 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
-std::size_t kissSize(std::size_t minimum) {
+std::size_t kissFftSize(std::size_t minimum) {
   std::size_t best = std::numeric_limits<std::size_t>::max();
   for (std::size_t p2 = 4; p2 < 2 * minimum + 8; p2 *= 2) {
     for (std::size_t p3 = p2; p3 < 2 * minimum + 8; p3 *= 3) {
@@ -52,6 +54,8 @@ std::size_t kissSize(std::size_t minimum) {
   }
   return best;
 }
+
+namespace {
 
 using KissFft = Eigen::FFT<double, Eigen::internal::kissfft_impl<double>>;
 
@@ -160,7 +164,15 @@ std::size_t fftwSize(std::size_t minimum) {
   return p;
 }
 
-std::size_t realFftSize(std::size_t points) { return points >= kFftwMinimumSize ? fftwSize(points) : kissSize(points); }
+std::size_t realFftSize(std::size_t points) {
+  return points >= kFftwMinimumSize ? fftwSize(points) : kissFftSize(points);
+}
+
+void complexForward(const std::complex<double>* in, std::complex<double>* out, std::size_t n) {
+  // Its own object per thread: kissfft keys its plans by size alone, real or complex.
+  thread_local KissFft transform;
+  transform.fwd(out, in, static_cast<Eigen::Index>(n));
+}
 
 void FftwFree::operator()(void* p) const { fftw_free(p); }
 

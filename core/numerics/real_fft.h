@@ -22,6 +22,14 @@ std::size_t realFftSize(std::size_t points);
 // FFTW's sizes alone (2^a, 3·2^a or 5·2^a ≥ minimum): the sizes its wisdom is measured at.
 std::size_t fftwSize(std::size_t minimum);
 
+// kissfft's sizes alone (2^a 3^b 5^c, a multiple of 4, ≥ minimum): the complex transforms'.
+std::size_t kissFftSize(std::size_t minimum);
+
+// The unscaled complex DFT of size n (from kissFftSize), out of place:
+// out_k = Σ_j in_j e^{−2πijk/n}. kissfft's, whose twiddles are made once per thread and size.
+// Usable from any thread at once; `in` and `out` must not overlap.
+void complexForward(const std::complex<double>* in, std::complex<double>* out, std::size_t n);
+
 // Buffers with FFTW's SIMD alignment (every FFTW transform must see the alignment it was
 // planned with).
 struct FftwFree {

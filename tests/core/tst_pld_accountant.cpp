@@ -291,6 +291,108 @@ class TestPldAccountant : public QObject {
     QVERIFY(!few->remove[0].keepsSpectrum() && !few->add[1].keepsSpectrum());
   }
 
+  void longRunsComposeFromTheSurvivingBand() {
+    // At K = 10⁶ (q = 0.004, σ = 1, Δ = 1e−3) about 120 of the 51 201 frequencies survive the
+    // K-th power: a run computes them by chirp-z from each step's ~5 000 points instead of a
+    // transform of its 10⁵-point window. Against the full composition (compose(): every
+    // frequency, then the inverse transform), both directions and estimates: δ at every ε ≥ 0
+    // and ε at three δ, to the round-off the K-th power amplifies in both (the step's spectrum
+    // carries ~3e−16 from the full transform, ~6e−16 from chirp-z; ×K).
+    const double tau = PldAccountant::kTruncation;
+    const std::int64_t steps = 1'000'000;
+    const pld::GaussianSegment segment{0.004, 1.0, steps};
+    auto run = pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), 1e-3, tau, true);
+    QVERIFY(run.isOk());
+    QVERIFY2(run->info.bandFrequencies > 0 && run->info.bandFrequencies < 500,
+             qPrintable(QString::number(run->info.bandFrequencies)));
+    for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+      for (int e = 0; e < 2; ++e) {
+        const auto estimate = e == 0 ? pld::Estimate::kPessimistic : pld::Estimate::kOptimistic;
+        const pld::DiscretePld& inRun = (direction == pld::Direction::kRemove ? run->remove : run->add)[e];
+        QVERIFY(inRun.keepsSpectrum());
+        auto base = pld::discretise(pld::SubsampledGaussianPair(0.004, 1.0, direction), 1e-3, estimate,
+                                    pld::stepTruncation(tau, steps));
+        QVERIFY(base.isOk());
+        const pld::Segment s{&*base, steps};
+        auto full = pld::compose(std::span<const pld::Segment>(&s, 1), estimate, tau);
+        QVERIFY(full.isOk());
+        for (double eps = 0.0; eps < 70.0; eps += 0.7) {
+          QVERIFY2(std::fabs(inRun.delta(eps) - full->delta(eps)) <= 1e-9, qPrintable(QString::number(eps)));
+        }
+        // ε moves with δ's error over δ: at δ = 1e−8 the ~1e−11 the power leaves in both moves it
+        // by up to 5e−4 (the full transform's own spectrum differs from compose() by 6e−5 there).
+        DPX_COMPARE_REL(*inRun.epsilon(1e-3), *full->epsilon(1e-3), 2e-6);
+        DPX_COMPARE_REL(*inRun.epsilon(1e-5), *full->epsilon(1e-5), 2e-6);
+        DPX_COMPARE_REL(*inRun.epsilon(1e-8), *full->epsilon(1e-8), 1e-3);
+      }
+    }
+    // A schedule of two noise levels: the frequencies both powers leave alive, and their product.
+    const pld::GaussianSegment schedule[] = {{0.004, 1.0, 600'000}, {0.004, 1.6, 400'000}};
+    auto mixed = pld::composeRun(std::span<const pld::GaussianSegment>(schedule), 1e-3, tau, false);
+    QVERIFY(mixed.isOk());
+    QVERIFY(mixed->info.bandFrequencies > 0);
+    for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+      std::vector<pld::DiscretePld> bases;
+      for (const pld::GaussianSegment& g : schedule) {
+        bases.push_back(*pld::discretise(pld::SubsampledGaussianPair(g.q, g.sigma, direction), 1e-3,
+                                         pld::Estimate::kPessimistic, pld::stepTruncation(tau, g.count)));
+      }
+      const pld::Segment parts[] = {{&bases[0], schedule[0].count}, {&bases[1], schedule[1].count}};
+      auto full = pld::compose(std::span<const pld::Segment>(parts), pld::Estimate::kPessimistic, tau);
+      QVERIFY(full.isOk());
+      const pld::DiscretePld& inRun = (direction == pld::Direction::kRemove ? mixed->remove : mixed->add)[0];
+      for (double eps = 0.0; eps < 50.0; eps += 0.5) {
+        QVERIFY2(std::fabs(inRun.delta(eps) - full->delta(eps)) <= 1e-9, qPrintable(QString::number(eps)));
+      }
+    }
+  }
+
+  void bandPathFindsEverySurvivingFrequency() {
+    // A step on every other grid point has |z(θ + π)| = |z(θ)|: its K-th power survives near
+    // the Nyquist frequency as well as near 0, and the composed masses sit on even indices only.
+    // The band path must find both bands (missing the second would smear the masses onto odd
+    // indices and move δ by far more than round-off).
+    std::vector<double> masses(81, 0.0);
+    double total = 0.0;
+    for (int i = 0; i < 81; i += 2) {
+      const double z = (i - 42) / 10.0;  // indices −40 … 40, the bump at +2
+      masses[static_cast<std::size_t>(i)] = std::exp(-0.5 * z * z);
+      total += masses[static_cast<std::size_t>(i)];
+    }
+    for (double& m : masses) m /= total;
+    const pld::DiscretePld lattice(1e-2, -40, masses, 0.0);
+    const double tau = 1e-20;
+    const pld::Segment s{&lattice, 100'000};
+    pld::CompositionInfo info;
+    auto band =
+        pld::composeNonNegative(std::span<const pld::Segment>(&s, 1), pld::Estimate::kPessimistic, tau, {}, &info);
+    auto full = pld::compose(std::span<const pld::Segment>(&s, 1), pld::Estimate::kPessimistic, tau);
+    QVERIFY(band.isOk() && full.isOk());
+    QVERIFY2(info.bandFrequencies > 0, "the band path was not taken");
+    QVERIFY(band->keepsSpectrum());
+    double largest = 0.0;
+    for (double eps = 1800.0; eps < 2200.0; eps += 0.37) {
+      largest = std::max(largest, full->delta(eps));
+      QVERIFY2(std::fabs(band->delta(eps) - full->delta(eps)) <= 1e-9, qPrintable(QString::number(eps)));
+    }
+    QVERIFY(largest > 0.1);  // the range read holds the bulk of the composed losses
+
+    // A step with nearly all its mass on one point: |z| stays near 1 at every frequency, the
+    // band would be the whole spectrum, and the full transform is made instead.
+    std::vector<double> peaked(41, 1e-7);
+    peaked[20] = 1.0 - 40e-7;
+    const pld::DiscretePld spike(1e-2, -19, peaked, 0.0);
+    const pld::Segment p{&spike, 10'000};
+    auto declined =
+        pld::composeNonNegative(std::span<const pld::Segment>(&p, 1), pld::Estimate::kPessimistic, tau, {}, &info);
+    auto reference = pld::compose(std::span<const pld::Segment>(&p, 1), pld::Estimate::kPessimistic, tau);
+    QVERIFY(declined.isOk() && reference.isOk());
+    QCOMPARE(info.bandFrequencies, std::size_t{0});
+    for (double eps = 0.0; eps < 20.0; eps += 0.25) {
+      QVERIFY2(std::fabs(declined->delta(eps) - reference->delta(eps)) <= 1e-9, qPrintable(QString::number(eps)));
+    }
+  }
+
   void stepsAreSharedWithinAPowerOfTen() {
     // A step composed K times may drop τ/(4K); it drops τ/(4·10^⌈log₁₀ K⌉), the same for a decade
     // of K, so the points of an ε-vs-K curve share their discretised steps.

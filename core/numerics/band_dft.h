@@ -1,0 +1,26 @@
+#pragma once
+// A band of a long DFT of a short real sequence, without the long transform: Bluestein's chirp-z
+// algorithm (Bluestein 1970; Rabiner, Schafer & Rader 1969). With jk = (j² + k² − (k − j)²)/2,
+//   Σ_j x_j W^{jk} = W^{k²/2} Σ_j (x_j W^{j²/2}) W^{−(k−j)²/2},   W = e^{−2πi/n},
+// a convolution of the chirped sequence with a chirp, made on complex FFTs of a size
+// ≥ length + band − 1 instead of n. The PLD composition needs the K-th power of a step's
+// spectrum only at the frequencies where a double still holds it, about a hundred of the
+// transform's 10⁵ at K = 10⁶: this computes them from transforms of the step's length.
+//
+// Every chirp angle is reduced exactly in integers (π·(j² mod 2n)/n) before its sine and cosine,
+// so the result carries the round-off of an FFT of the short size (~1e−16·log₂ N·Σ|x_j|),
+// independent of n.
+#include <complex>
+#include <cstddef>
+#include <span>
+
+namespace dpx::core::numerics {
+
+// out[t] = Σ_{j < x.size()} x_j e^{−2πi·j·(first + t)/n} for t = 0 … out.size() − 1.
+// Requires x nonempty, n ≥ 1 and first + out.size() ≤ n; n, x.size() and out.size() below 2³¹.
+void bandDft(std::span<const double> x, std::size_t n, std::size_t first, std::span<std::complex<double>> out);
+
+// The size of the complex transforms bandDft runs on for `length` inputs and `band` outputs.
+std::size_t bandDftSize(std::size_t length, std::size_t band);
+
+}  // namespace dpx::core::numerics
