@@ -1235,7 +1235,9 @@ SparseHalfSpectrum liveFrequencies(const std::complex<double>* z, std::size_t n,
 
 // The band path is taken when the full transform is at least this many times the short one:
 // it costs about four complex transforms of the short size, the full one a real transform of
-// size n and its twiddles (K = 10⁵, Δ = 1e−3: n = 32 400 for steps of 5 500 points, about even).
+// size n and its twiddles. At K = 10⁵, Δ = 1e−3 (n = 32 400, steps of 5 500 points, ratio 5.6)
+// the band was as fast in a fresh process and slower in a warm one (1.8 against 0.7–1.2 ms); at
+// K = 10⁶ (n = 102 400, ratio 18) 1.6–2.5 against 4.6 ms warm, 7–11 against 18–21 ms cold.
 // FFTW's transforms (n ≥ 2¹⁷), planned once per process, are several times faster than
 // kissfft's: at K = 10⁶, Δ = 1e−4 (n = 2²⁰, steps of 55 000 points, ratio 19) the band took
 // 45 ms against FFTW's 27 ms in a process that had planned before (and 87 against 98 ms in one
@@ -1257,16 +1259,24 @@ struct FrequencyRange {
   std::size_t last = 0;
 };
 
-// The fine frequencies 0 … n/2 whose bound on |z|^count is not dead, for one step's masses;
-// nothing when the coarse transform this needs would be longer than n/bandMinimumRatio(n).
+// The fine frequencies 0 … n/2 whose bound on |z|^count is not dead, for one step's masses,
+// from their magnitudes on a coarse grid of `size` points (its cells are what a chirp-z of that
+// size then runs on; it also shares that transform's twiddles); nothing when the coarse
+// transform would be longer than n/bandMinimumRatio(n).
 //
 // The bound admits frequencies the power kills: near θ = 0, |z|² ≈ 1 − Var·θ², the survivors
 // reach |z|² = e^{−1380/K} and the candidates |z| + Dπ/N as far, about √(1 + DπK/(690N)) times
 // wider. A coarse transform of at least DK/1757 points keeps that below 3 (and costs less than
 // the band it saves); a step's long tails usually make its own length longer than that already
 // (D ≈ 3 points against 5 754 at q = 0.004, σ = 1, Δ = 1e−3: 2.4 times the 116 survivors).
-std::optional<std::vector<FrequencyRange>> candidateFrequencies(const std::vector<double>& masses, std::int64_t count,
-                                                                std::size_t n) {
+// The grid has room for a band of an eighth of the step (at least 512) beside it, so the
+// chirp-z usually runs on the same size.
+struct Candidates {
+  std::size_t size = 0;  // of the coarse grid
+  std::vector<FrequencyRange> ranges;
+};
+
+std::optional<Candidates> candidateFrequencies(const std::vector<double>& masses, std::int64_t count, std::size_t n) {
   double total = 0.0;
   double mean = 0.0;
   for (std::size_t j = 0; j < masses.size(); ++j) {
@@ -1277,31 +1287,29 @@ std::optional<std::vector<FrequencyRange>> candidateFrequencies(const std::vecto
   double spread = 0.0;  // D about the mean
   for (std::size_t j = 0; j < masses.size(); ++j) spread += std::fabs(static_cast<double>(j) - mean) * masses[j];
   const double wanted = std::ceil(spread * static_cast<double>(count) / 1757.0);
-  const auto ratio = static_cast<double>(bandMinimumRatio(n));
-  if (ratio * std::max(static_cast<double>(masses.size()), wanted) > static_cast<double>(n)) {
-    return std::nullopt;
-  }
-  const std::size_t size = numerics::kissFftSize(std::max(masses.size(), static_cast<std::size_t>(wanted)));
-  std::vector<std::complex<double>> in(size), coarse(size);
-  std::copy(masses.begin(), masses.end(), in.begin());
-  numerics::complexForward(in.data(), coarse.data(), size);
+  const double withBand = static_cast<double>(masses.size() + std::max<std::size_t>(masses.size() / 8, 512));
+  const double least = std::max(withBand, wanted);
+  if (static_cast<double>(bandMinimumRatio(n)) * least > static_cast<double>(n)) return std::nullopt;
+  Candidates out;
+  out.size = numerics::kissFftSize(static_cast<std::size_t>(least));
+  std::vector<double> magnitude(out.size / 2 + 1);
+  numerics::dftMagnitudes(masses, out.size, magnitude);
   const double smallest = smallestLivingSquare(count);
   // The bound's own round-off: the transform's (~1e−16·log N·Σω) and D's, far below this.
-  const double slack = spread * std::numbers::pi / static_cast<double>(size) + 1e-12 * std::max(1.0, total);
-  std::vector<FrequencyRange> out;
+  const double slack = spread * std::numbers::pi / static_cast<double>(out.size) + 1e-12 * std::max(1.0, total);
   const auto nn = static_cast<std::uint64_t>(n);
-  const auto size2 = 2 * static_cast<std::uint64_t>(size);
-  for (std::size_t r = 0; r <= size / 2; ++r) {
-    const double bound = std::abs(coarse[r]) + slack;
+  const auto size2 = 2 * static_cast<std::uint64_t>(out.size);
+  for (std::size_t r = 0; r < magnitude.size(); ++r) {
+    const double bound = magnitude[r] + slack;
     if (bound * bound < smallest) continue;
     // k with |k/n − r/N| ≤ 1/(2N): (2r − 1)n/(2N) ≤ k ≤ (2r + 1)n/(2N).
     const std::uint64_t lo = r == 0 ? 0 : ((2 * r - 1) * nn + size2 - 1) / size2;
     const std::uint64_t hi = std::min<std::uint64_t>(nn / 2, (2 * r + 1) * nn / size2);
     if (lo > hi) continue;
-    if (!out.empty() && lo <= out.back().last + 1) {
-      out.back().last = std::max<std::size_t>(out.back().last, hi);
+    if (!out.ranges.empty() && lo <= out.ranges.back().last + 1) {
+      out.ranges.back().last = std::max<std::size_t>(out.ranges.back().last, hi);
     } else {
-      out.push_back({lo, hi});
+      out.ranges.push_back({lo, hi});
     }
   }
   return out;
@@ -1341,11 +1349,12 @@ std::optional<SparseHalfSpectrum> bandSpectrum(std::span<const Segment> segments
   if (!bandPathPossible(segments, n)) return std::nullopt;
   const std::size_t longest = longestStep(segments);
   std::vector<FrequencyRange> candidates;
+  std::vector<std::size_t> sizes;  // each segment's coarse grid
   for (std::size_t si = 0; si < segments.size(); ++si) {
-    std::optional<std::vector<FrequencyRange>> own =
-        candidateFrequencies(segments[si].pld->masses(), segments[si].count, n);
+    std::optional<Candidates> own = candidateFrequencies(segments[si].pld->masses(), segments[si].count, n);
     if (!own) return std::nullopt;
-    candidates = si == 0 ? std::move(*own) : intersect(candidates, *own);
+    sizes.push_back(own->size);
+    candidates = si == 0 ? std::move(own->ranges) : intersect(candidates, own->ranges);
   }
   std::vector<FrequencyRange> bands{{0, 0}};  // Z_0 is always kept
   for (const FrequencyRange& c : candidates) {
@@ -1372,7 +1381,10 @@ std::optional<SparseHalfSpectrum> bandSpectrum(std::span<const Segment> segments
     product.assign(width, 0.0);
     z.resize(width);
     for (std::size_t si = 0; si < segments.size(); ++si) {
-      numerics::bandDft(segments[si].pld->masses(), n, b.first, z);
+      const std::vector<double>& masses = segments[si].pld->masses();
+      // On the coarse grid's size where the band fits beside the step (its twiddles are made).
+      const std::size_t least = numerics::bandDftSize(masses.size(), width);
+      numerics::bandDft(masses, n, b.first, z, sizes[si] >= least ? sizes[si] : least);
       multiplyByPower(product.data(), z.data(), width, segments[si].count, si == 0);
     }
     for (std::size_t t = 0; t < width; ++t) {

@@ -1,6 +1,7 @@
 // The chirp-z band of a long DFT (core/numerics/band_dft.h): against the direct sum in long
 // double with exactly reduced angles, and against the full real transform of the same size, on
-// bands at 0, in the middle, across n/2 and at the end of the circle.
+// bands at 0, in the middle, across n/2 and at the end of the circle; the coarse magnitudes the
+// survivors are bounded from.
 #include <QTest>
 #include <cmath>
 #include <complex>
@@ -96,6 +97,33 @@ class TestBandDft : public QObject {
       for (std::size_t t = 0; t < band.size(); ++t) {
         QVERIFY2(std::abs(band[t] - full[first + t]) <= 2e-15, qPrintable(QString::number(first + t)));
       }
+    }
+  }
+
+  void anyLargerSizeGivesTheSameBand() {
+    // The composition runs the chirp-z on the coarse grid's size when the band fits beside the
+    // step: a longer circle changes the round-off only.
+    const std::vector<double> x = stepLike(3000, 4.0, 5);
+    std::vector<std::complex<double>> least(200), larger(200);
+    bandDft(x, 81920, 0, least);
+    bandDft(x, 81920, 0, larger, kissFftSize(bandDftSize(3000, 200) + 700));
+    for (std::size_t t = 0; t < least.size(); ++t) QVERIFY(std::abs(least[t] - larger[t]) <= 2e-15);
+  }
+
+  void magnitudesAreTheCoarseSpectrum() {
+    // |z| on the coarse grid the survivors are bounded from: the full real transform's, at a size
+    // not a power of two and with the sequence shorter than it.
+    const std::size_t size = 6480;
+    const std::vector<double> x = stepLike(5754, 3.0, 3);
+    std::vector<double> magnitude(size / 2 + 1);
+    dftMagnitudes(x, size, magnitude);
+    const RealTransform transform(size, 1);
+    std::vector<double> real(size, 0.0);
+    std::copy(x.begin(), x.end(), real.begin());
+    std::vector<std::complex<double>> full(size / 2 + 1);
+    transform.forward(real.data(), full.data());
+    for (std::size_t r = 0; r < magnitude.size(); ++r) {
+      QVERIFY2(std::fabs(magnitude[r] - std::abs(full[r])) <= 2e-15, qPrintable(QString::number(r)));
     }
   }
 
