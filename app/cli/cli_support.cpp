@@ -139,7 +139,8 @@ std::string parseMistakeText(const CommandLine& parser, const Io& io) {
 
 }  // namespace
 
-std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary) {
+std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary,
+                               WorkerStart workers) {
   parser.setDescription(summary);
   parser.addOption("h", "show this help", {}, {"help"});
   if (!parser.parse(args)) {
@@ -157,7 +158,7 @@ std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& i
   }
   // The command will compute, for milliseconds: oneTBB's worker must be on another core when it
   // starts, not one scheduler tick later (--help and a mistyped flag pay nothing for it).
-  core::placeParallelWorkers();
+  if (workers == WorkerStart::kNow) core::placeParallelWorkers();
   return std::nullopt;
 }
 

@@ -1724,10 +1724,10 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
 
   EarlyPlanner planner(withOptimistic ? jobs.size() / 2 : jobs.size());
   // The jobs are independent: discretised and planned side by side in two lanes, one per core.
-  // A lane takes a direction's pessimistic step first (parallel inside, and done early so FFTW
-  // is planned beside the rest), then the other direction's optimistic step, a sequential
-  // root-finding sweep and the longest part of a small run: with a direction per lane, the lane
-  // of the shorter sweep sat idle for a third of the stage.
+  // A lane takes a direction's pessimistic step first (parallel inside when the lanes run on
+  // oneTBB, and done early so FFTW is planned beside the rest), then the other direction's optimistic step, a
+  // sequential root-finding sweep and the longest part of a small run: with a direction per lane, the lane of the
+  // shorter sweep sat idle for a third of the stage.
   using Lane = std::vector<std::size_t>;  // indices into jobs: remove, add; pessimistic first
   const std::vector<Lane> lanes = withOptimistic ? std::vector<Lane>{{0, 3}, {2, 1}} : std::vector<Lane>{{0}, {1}};
   auto discretiseJob = [&](std::size_t k) {
@@ -1757,9 +1757,13 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
       planner.pessimisticDone(band ? 0 : job.plan.points);
     }
   };
-  parallelFor(std::size_t{0}, lanes.size(), [&](std::size_t lane) {
-    for (std::size_t k : lanes[lane]) discretiseJob(k);
-  });
+  twoLanes(
+      [&] {
+        for (std::size_t k : lanes[0]) discretiseJob(k);
+      },
+      [&] {
+        for (std::size_t k : lanes[1]) discretiseJob(k);
+      });
   planner.join();
   for (const RunJob& job : jobs) DPX_RETURN_IF_ERROR(job.status);
   if (control.cancelled()) return cancelledStatus();
@@ -1793,7 +1797,10 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
     }
   };
   if (sideBySide) {
-    parallelFor(std::size_t{0}, jobs.size(), composeJob);
+    auto every = [&](std::size_t from) {
+      for (std::size_t k = from; k < jobs.size(); k += 2) composeJob(k);
+    };
+    twoLanes([&] { every(0); }, [&] { every(1); });
   } else {
     for (std::size_t k = 0; k < jobs.size(); ++k) composeJob(k);
   }
@@ -1822,7 +1829,10 @@ namespace {
 void replaceByTables(std::span<DiscretePld* const> plds, std::size_t fftSize) {
   auto tabulate = [&](std::size_t k) { *plds[k] = plds[k]->tables(); };
   if (fftSize <= kParallelJobsMaximumSize) {
-    parallelFor(std::size_t{0}, plds.size(), tabulate);
+    auto every = [&](std::size_t from) {
+      for (std::size_t k = from; k < plds.size(); k += 2) tabulate(k);
+    };
+    twoLanes([&] { every(0); }, [&] { every(1); });
   } else {
     for (std::size_t k = 0; k < plds.size(); ++k) tabulate(k);
   }

@@ -17,6 +17,8 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <thread>
 #include <utility>
 
@@ -37,6 +39,14 @@
 #endif
 
 namespace dpx::core {
+
+namespace detail {
+// Whether this process has entered oneTBB through these wrappers (see twoLanes).
+inline std::atomic<bool> oneTbbEntered{false};
+// Set on the two threads of a plain twoLanes split: both cores are busy, so a loop inside runs
+// as one piece on its lane's thread (and never starts oneTBB).
+inline thread_local bool inPlainLane = false;
+}  // namespace detail
 
 // The number of threads a caller's "threads" setting means: itself if positive, else the
 // machine's hardware threads.
@@ -88,11 +98,17 @@ void runOnPlainThreads(std::size_t count, const Task& task) {
 // (a partitioner).
 template <typename Index, typename Body, typename... Options>
 void parallelFor(Index first, Index last, const Body& body, Options&&... options) {
+  if (detail::inPlainLane) {
+    ((void)options, ...);
+    for (Index i = first; i < last; ++i) body(i);
+    return;
+  }
 #ifdef DPX_PLAIN_THREADS_FOR_TSAN
   ((void)options, ...);  // the plain threads take pieces from a counter: no partitioner
   const std::size_t count = last > first ? static_cast<std::size_t>(last - first) : 0;
   detail::runOnPlainThreads(count, [&](std::size_t k) { body(static_cast<Index>(first + static_cast<Index>(k))); });
 #else
+  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
   tbb::parallel_for(first, last, body, std::forward<Options>(options)...);
 #endif
 }
@@ -101,6 +117,11 @@ void parallelFor(Index first, Index last, const Body& body, Options&&... options
 // parallel.
 template <typename Value, typename Body, typename... Options>
 void parallelFor(const tbb::blocked_range<Value>& range, const Body& body, Options&&... options) {
+  if (detail::inPlainLane) {
+    ((void)options, ...);
+    if (!range.empty()) body(range);
+    return;
+  }
 #ifdef DPX_PLAIN_THREADS_FOR_TSAN
   ((void)options, ...);
   const std::size_t size = range.size();
@@ -113,6 +134,7 @@ void parallelFor(const tbb::blocked_range<Value>& range, const Body& body, Optio
     body(tbb::blocked_range<Value>(begin, end, range.grainsize()));
   });
 #else
+  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
   tbb::parallel_for(range, body, std::forward<Options>(options)...);
 #endif
 }
@@ -130,9 +152,20 @@ auto inArena(int threads, F&& f) -> decltype(f()) {
   } restore{outer};
   return f();
 #else
+  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
   tbb::task_arena arena(effectiveThreads(threads));
   return arena.execute(std::forward<F>(f));
 #endif
 }
+
+// first() and second() side by side, for two pieces of work that take about as long. In a
+// process that has not entered oneTBB yet (a dpx command), on the calling thread and a plain
+// thread started on another core: oneTBB's start — loading its allocator, searching for its
+// resource manager, starting and placing its workers — took 1.2–1.5 ms on the 2-core VM it was
+// measured on, longer than the two lanes of an exact composition at K = 10³. Loops inside the
+// lanes then run as one piece on their lane's thread. Once the process has entered oneTBB (the
+// explorer, whose workers are up), as a two-piece parallelFor. An exception from either piece
+// is rethrown here once both have ended.
+void twoLanes(const std::function<void()>& first, const std::function<void()>& second);
 
 }  // namespace dpx::core

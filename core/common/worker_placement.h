@@ -10,8 +10,16 @@
 // created there and creates the worker, which starts beside it.
 //
 // A long-lived process (the explorer) gains nothing: its workers exist by the time it computes.
+// twoLanes (common/parallel.h) places its plain second thread the same way.
+
+#include <pthread.h>
 
 namespace dpx::core {
+
+// Starts a thread running fn(arg) on a core other than the caller's; as it starts, it takes back
+// the caller's mask (only its start is placed). False, and no thread, when the caller may use one
+// core only or the thread could not be made.
+bool startThreadElsewhere(pthread_t& thread, void* (*fn)(void*), void* arg);
 
 // Once per process, from the thread that will compute: creates oneTBB's first worker on a core
 // other than this thread's, from a helper thread that ends by itself once the worker has come

@@ -1,20 +1,117 @@
 // The parallel loop and arena of core/common/parallel.h: every index and every element of a range
 // exactly once, nested loops, exceptions back in the caller, the arena's result — in the oneTBB
-// build and in the plain-thread build that ThreadSanitizer checks.
+// build and in the plain-thread build that ThreadSanitizer checks. And twoLanes: before the
+// process enters oneTBB, on two plain threads at once with the loops inside run as one piece (and
+// oneTBB never started); after, on oneTBB.
+#include <sched.h>
+
 #include <QTest>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "common/parallel.h"
 
 using dpx::core::inArena;
 using dpx::core::parallelFor;
+using dpx::core::twoLanes;
+
+namespace {
+
+bool twoCoresAllowed() {
+  cpu_set_t mask;
+  return sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) >= 2;
+}
+
+// Runs twoLanes whose first lane waits (up to 5 s) until the second has started: true when they
+// ran at the same time. Records each lane's thread and whether a loop inside stayed on it.
+struct LaneReport {
+  bool together = false;
+  std::thread::id lane[2];
+  bool loopsStayed[2] = {false, false};
+};
+
+LaneReport runTwoLanes() {
+  LaneReport report;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool secondStarted = false;
+  auto loopStays = [] {
+    const std::thread::id self = std::this_thread::get_id();
+    std::atomic<bool> stayed{true};
+    parallelFor(0, 64, [&](int) {
+      if (std::this_thread::get_id() != self) stayed = false;
+    });
+    return stayed.load();
+  };
+  twoLanes(
+      [&] {
+        report.lane[0] = std::this_thread::get_id();
+        std::unique_lock lock(mutex);
+        report.together = cv.wait_for(lock, std::chrono::seconds(5), [&] { return secondStarted; });
+        lock.unlock();
+        report.loopsStayed[0] = loopStays();
+      },
+      [&] {
+        report.lane[1] = std::this_thread::get_id();
+        {
+          const std::lock_guard lock(mutex);
+          secondStarted = true;
+        }
+        cv.notify_all();
+        report.loopsStayed[1] = loopStays();
+      });
+  return report;
+}
+
+}  // namespace
 
 class TestParallel : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // First: before anything in this process enters oneTBB.
+  void twoLanesBeforeOneTbbRunOnPlainThreads() {
+    QVERIFY(!dpx::core::detail::oneTbbEntered.load());
+    const LaneReport report = runTwoLanes();
+    if (twoCoresAllowed()) {
+      QVERIFY(report.together);
+      QVERIFY(report.lane[0] == std::this_thread::get_id());
+      QVERIFY(report.lane[1] != report.lane[0]);
+    }
+    // Both cores are busy with the lanes: a loop inside runs as one piece on its lane's thread,
+    // and the process still has not entered oneTBB.
+    QVERIFY(report.loopsStayed[0] && report.loopsStayed[1]);
+    QVERIFY(!dpx::core::detail::inPlainLane);
+    QVERIFY(!dpx::core::detail::oneTbbEntered.load());
+    // An exception from either lane reaches the caller once both have ended.
+    for (int thrower : {0, 1}) {
+      std::atomic<int> ran{0};
+      bool caught = false;
+      try {
+        twoLanes(
+            [&] {
+              ++ran;
+              if (thrower == 0) throw std::runtime_error("first");
+            },
+            [&] {
+              ++ran;
+              if (thrower == 1) throw std::runtime_error("second");
+            });
+      } catch (const std::runtime_error& e) {
+        caught = std::string(e.what()) == (thrower == 0 ? "first" : "second");
+      }
+      QVERIFY(caught);
+      QCOMPARE(ran.load(), 2);
+    }
+    QVERIFY(!dpx::core::detail::oneTbbEntered.load());
+  }
+
   void everyIndexExactlyOnce() {
     for (const int threads : {1, 2, 4}) {
       std::vector<std::atomic<int>> visits(1000);
@@ -64,6 +161,23 @@ class TestParallel : public QObject {
       caught = QByteArray(e.what()) == "task 37";
     }
     QVERIFY(caught);
+  }
+
+  void twoLanesOnceOneTbbIsEnteredRunOnIt() {
+    parallelFor(0, 8, [](int) {});
+#ifndef DPX_PLAIN_THREADS_FOR_TSAN
+    QVERIFY(dpx::core::detail::oneTbbEntered.load());
+#endif
+    // Two pieces of one oneTBB loop (which may run them on one thread): loops inside are oneTBB's.
+    std::atomic<int> ran{0};
+    std::atomic<bool> plain{false};
+    auto lane = [&] {
+      ++ran;
+      if (dpx::core::detail::inPlainLane) plain = true;
+    };
+    twoLanes(lane, lane);
+    QCOMPARE(ran.load(), 2);
+    QVERIFY(!plain.load());
   }
 
   void arenaReturnsTheResult() {
