@@ -72,7 +72,8 @@ if [ "$mode" = ci ]; then
   dir="${DPX_TSAN_DIR:-$DPX_ROOT/build-tsan}"
   sanitized_build "$dir" thread dpx tst_parallel tsan_canary tst_trainer tst_frontier tst_mechanism_statistics \
     tst_membership_inference tst_pld_accountant tst_sweep tst_background_job tst_dpx_audit
-  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 3600 -R "$THREADED" "$@") || status=1
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 \
+    -R "$THREADED" "$@") || status=1
   echo "== TSan (threaded tests) took $((SECONDS - start)) s"
 fi
 if [ "$mode" = asan ] || [ "$mode" = all ]; then
@@ -84,7 +85,8 @@ fi
 if [ "$mode" = tsan ] || [ "$mode" = all ]; then
   dir="${DPX_TSAN_DIR:-$DPX_ROOT/build-tsan}"
   sanitized_build "$dir" thread
-  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 3600 -R "$THREADED" "$@") || status=1
+  (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 \
+    -R "$THREADED" "$@") || status=1
 fi
 [ "$status" -eq 0 ] && echo "sanitizers: clean"
 exit "$status"
