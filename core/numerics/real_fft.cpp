@@ -57,7 +57,39 @@ std::size_t kissFftSize(std::size_t minimum) {
 
 namespace {
 
-using KissFft = Eigen::FFT<double, Eigen::internal::kissfft_impl<double>>;
+// kissfft plans each inverse size afresh: n more sines and cosines, and their pages, on a thread's
+// first inverse (its source leaves "conjugate the forward plan's twiddles" as a to-do). Both
+// plans hold (cos θ_k, ∓sin θ_k) of the same angles and the same factorisation, so the inverse
+// plan is the forward plan conjugated — bit for bit once the two entries make_twiddles writes as
+// (±1, +0) are restored. A real inverse of n ≡ 0 (mod 4) runs the complex plan of n/2.
+class KissWithConjugatePlans : public Eigen::internal::kissfft_impl<double> {
+  using Base = Eigen::internal::kissfft_impl<double>;
+
+ public:
+  using Base::inv;
+  void inv(Complex* dst, const Complex* src, int nfft) {
+    planInverseFromForward(nfft);
+    Base::inv(dst, src, nfft);
+  }
+  void inv(Scalar* dst, const Complex* src, int nfft) {
+    planInverseFromForward((nfft & 3) != 0 ? nfft : nfft / 2);
+    Base::inv(dst, src, nfft);
+  }
+
+ private:
+  void planInverseFromForward(int nfft) {
+    const auto forward = m_plans.find(PlanKey(nfft, false));
+    if (forward == m_plans.end() || m_plans.contains(PlanKey(nfft, true))) return;
+    PlanData inverse = forward->second;
+    for (Complex& twiddle : inverse.m_twiddles) twiddle = std::conj(twiddle);
+    inverse.m_twiddles[0] = Complex(1.0, 0.0);
+    if (nfft % 2 == 0) inverse.m_twiddles[static_cast<std::size_t>(nfft / 2)] = Complex(-1.0, 0.0);
+    inverse.m_inverse = true;
+    m_plans.emplace(PlanKey(nfft, true), std::move(inverse));
+  }
+};
+
+using KissFft = Eigen::FFT<double, KissWithConjugatePlans>;
 
 // Per thread: kissfft keeps scratch buffers in the object.
 KissFft& kissTransform(std::size_t n) {

@@ -2,14 +2,17 @@
 // forms each library handles, the exact spectrum of a shifted impulse and a round trip at kissfft
 // and FFTW sizes, and the shipped FFTW wisdom — accepted by this FFTW, and covering every size
 // it claims, planned exactly as the composition plans them (a change of buffer layout or flags
-// would silently fall back to FFTW_ESTIMATE, 1.3–1.6× slower).
+// would silently fall back to FFTW_ESTIMATE, 1.3–1.6× slower), and kissfft's inverse planned from
+// the forward plan computing exactly what its own plan computes.
 #include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <cstring>
 #include <numbers>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "numerics/real_fft.h"
@@ -93,6 +96,38 @@ class TestRealFft : public QObject {
       const Errors e = transformErrors(n);
       QVERIFY2(e.impulse < 1e-12, qPrintable(QStringLiteral("n = %1: impulse error %2").arg(n).arg(e.impulse)));
       QVERIFY2(e.roundTrip < 1e-14, qPrintable(QStringLiteral("n = %1: round trip %2").arg(n).arg(e.roundTrip)));
+    }
+  }
+
+  // A kissfft inverse planned from the forward plan's twiddles (conjugated) computes what a plan of
+  // its own computes, bit for bit: each thread starts with no plans, so one thread inverts with a
+  // plan of its own and the other after a forward transform of the same size.
+  void inverseAfterAForwardIsBitIdentical() {
+    for (std::size_t n : {std::size_t{12}, std::size_t{6400}, std::size_t{32400}, std::size_t{102400}}) {
+      QVERIFY(n < kFftwMinimumSize);  // kissfft's sizes
+      const std::size_t half = n / 2 + 1;
+      std::mt19937_64 rng(n);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      std::vector<std::complex<double>> spectrum(half);
+      for (auto& z : spectrum) z = {u(rng), u(rng)};
+      spectrum.front().imag(0.0);
+      spectrum.back().imag(0.0);
+      auto invert = [&](bool forwardFirst) {
+        std::vector<double> out(n);
+        std::thread([&] {
+          const RealTransform transform(n, 1);
+          if (forwardFirst) {
+            std::vector<std::complex<double>> scratch(half);
+            transform.forward(out.data(), scratch.data());
+          }
+          std::vector<std::complex<double>> in = spectrum;  // the inverse may overwrite its input
+          transform.inverse(in.data(), out.data());
+        }).join();
+        return out;
+      };
+      const std::vector<double> own = invert(false);
+      const std::vector<double> conjugated = invert(true);
+      QVERIFY2(std::memcmp(own.data(), conjugated.data(), n * sizeof(double)) == 0, qPrintable(QString::number(n)));
     }
   }
 
