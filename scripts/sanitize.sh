@@ -10,7 +10,7 @@
 #   ci    what .ci/run adds after scripts/test.sh, in time for CI: ASan+UBSan over the core and
 #         cli labels (the smoke sweep and the fuzz regressions included) and TSan over the
 #         threaded tests, each building only the targets it runs, at -O1 with line tables (the
-#         tests' own code with ASan or TSan but not UBSan, at -Og: CMakeLists.txt says why);
+#         tests' own code with ASan or TSan but not UBSan: CMakeLists.txt says why);
 #   all   (default) asan and tsan.
 # Qt, oneTBB and FFTW come from Debian uninstrumented, so TSan cannot see their internal
 # synchronisation. A TSan build runs our parallel loops on plain threads TSan can follow instead of
