@@ -1,10 +1,12 @@
 // The corners of the knob space every accountant must answer — a value or a Status saying why —
 // within 5 s, never a hang, a crash or a non-finite number: the smallest δ (1e−15), a very large
 // ε for δ(ε), q = 1 (one batch of all records), σ at its minimum with K = 10⁷, and both
-// schedules. The 5 s contract is asserted in optimised builds; sanitizer builds (several times
-// slower by design) check the answers only.
+// schedules. The 5 s contract is asserted in optimised builds on the process's CPU time, which
+// other processes on a loaded machine do not inflate (wall time did: 15–29 s beside a TSan run);
+// sanitizer builds (several times slower by design) check the answers only.
+#include <time.h>
+
 #include <QTest>
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -24,6 +26,13 @@ constexpr bool kTimed = false;
 constexpr bool kTimed = true;
 #endif
 constexpr double kDeadlineSeconds = 5.0;
+
+// Every thread of this process: an accountant may spread its work over oneTBB's workers.
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 struct Corner {
   const char* name;
@@ -95,11 +104,11 @@ class TestEdgeCases : public QObject {
     if (decreasing) p.schedule = Schedule::kDecreasing;
     QVERIFY2(p.validate().isOk(), p.validate().message().c_str());
     auto timed = [&](const char* what, const std::function<void()>& call) {
-      const auto start = std::chrono::steady_clock::now();
+      const double start = processCpuSeconds();
       call();
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double seconds = processCpuSeconds() - start;
       if (kTimed) {
-        QVERIFY2(seconds < kDeadlineSeconds, qPrintable(QStringLiteral("%1 took %2 s").arg(what).arg(seconds)));
+        QVERIFY2(seconds < kDeadlineSeconds, qPrintable(QStringLiteral("%1 took %2 s of CPU").arg(what).arg(seconds)));
       }
     };
     timed("epsilon", [&] {
