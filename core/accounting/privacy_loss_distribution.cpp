@@ -1480,10 +1480,13 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   const std::size_t n = transform.size();
   const std::size_t half = n / 2 + 1;
   // n + 2 doubles: room for a window of n points and its tables' end.
-  RealBuffer real = pool && pool->doubles() == 2 * half ? pool->take() : realBuffer(2 * half);
-  ComplexBuffer ownSpectrum = transform.inPlace() ? nullptr : complexBuffer(half);
+  const bool pooled = pool && pool->doubles() == 2 * half;
+  RealBuffer real = pooled ? pool->take() : realBuffer(2 * half);
+  // An out-of-place spectrum (kissfft's) of n/2 + 1 values fills a buffer of the pool's size: the
+  // run's next job takes it again instead of faulting in fresh pages.
+  RealBuffer ownSpectrum = transform.inPlace() ? nullptr : pooled ? pool->take() : realBuffer(2 * half);
   std::complex<double>* spectrum =
-      transform.inPlace() ? reinterpret_cast<std::complex<double>*>(real.get()) : ownSpectrum.get();
+      reinterpret_cast<std::complex<double>*>(transform.inPlace() ? real.get() : ownSpectrum.get());
   ComplexBuffer product = segments.size() > 1 ? complexBuffer(half) : nullptr;
   std::vector<std::size_t> alive;  // surviving frequencies per block, after the last product
   for (std::size_t si = 0; si < segments.size(); ++si) {
@@ -1509,7 +1512,10 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
     if (fewEnoughForSpectrum(count, n)) {
       auto sparse = sparseSpectrum(liveFrequencies(composed, n, alive), n, transform.threads(), start, points,
                                    plan.range.interval);
-      if (pool) pool->give(std::move(real));
+      if (pooled) {
+        pool->give(std::move(real));
+        pool->give(std::move(ownSpectrum));
+      }
       control.report(1.0);
       return DiscretePld::spectral(plan.range.interval, frame.window.lo + frame.shift, std::move(sparse),
                                    frame.infinity, frame.slack);
@@ -1518,6 +1524,7 @@ Result<DiscretePld> composeWith(std::span<const Segment> segments, Estimate esti
   if (product) std::copy(product.get(), product.get() + half, spectrum);  // where the inverse reads
   product.reset();
   transform.inverse(spectrum, real.get());
+  if (pooled) pool->give(std::move(ownSpectrum));
   if (info) info->fftFromWisdom = transform.fromWisdom();
   if (control.cancelled()) return cancelledStatus();
   control.report(1.0);
@@ -1670,8 +1677,10 @@ constexpr std::size_t kParallelJobsMaximumSize = std::size_t{1} << 22;
 // the longest part of that, while the pessimistic steps are done early. The size their windows
 // need is usually the run's (their windows are the wider), so it is planned then, on a thread of
 // its own, beside the optimistic sweeps; a wrong guess costs only CPU time (the plan is made
-// again at the right size, and a plan depends on its size alone). Out of line: inlined into the
-// job loop, it changed how the compiler contracted the arithmetic around it.
+// again at the right size, and a plan depends on its size alone). kissfft's twiddles (~0.4 ms at
+// 32 400 points, for sizes below FFTW's) are made instead by the lane that ends its steps first,
+// while the other lane still quantises: composing, both lanes would wait for them. Out of line:
+// inlined into the job loop, it changed how the compiler contracted the arithmetic around it.
 class EarlyPlanner {
  public:
   explicit EarlyPlanner(std::size_t pessimisticJobs) : m_left(pessimisticJobs) {}
@@ -1684,6 +1693,13 @@ class EarlyPlanner {
     if (n < numerics::kFftwMinimumSize) return;
     m_thread = std::jthread([n] { numerics::prepareRealTransform(n, n <= kParallelJobsMaximumSize ? 1 : 2); });
   }
+  // A lane has discretised its jobs; the first of the two makes kissfft's plan if the
+  // pessimistic jobs need one.
+  [[gnu::noinline]] void laneDone() {
+    if (m_lanesDone.fetch_add(1) != 0 || m_left.load() != 0 || m_points.load() == 0) return;
+    const std::size_t n = numerics::realFftSize(m_points.load());
+    if (n < numerics::kFftwMinimumSize) numerics::prepareRealTransform(n, 1);
+  }
   [[gnu::noinline]] void join() {
     if (m_thread.joinable()) m_thread.join();
   }
@@ -1691,6 +1707,7 @@ class EarlyPlanner {
  private:
   std::atomic<std::size_t> m_left;
   std::atomic<std::size_t> m_points{0};
+  std::atomic<int> m_lanesDone{0};
   std::jthread m_thread;  // joined on every path out
 };
 
@@ -1760,9 +1777,11 @@ Result<ComposedRun> composeRun(std::span<const GaussianSegment> segments, double
   twoLanes(
       [&] {
         for (std::size_t k : lanes[0]) discretiseJob(k);
+        planner.laneDone();
       },
       [&] {
         for (std::size_t k : lanes[1]) discretiseJob(k);
+        planner.laneDone();
       });
   planner.join();
   for (const RunJob& job : jobs) DPX_RETURN_IF_ERROR(job.status);

@@ -3,12 +3,13 @@
 #include <fftw3.h>
 
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <list>
-#include <map>
 #include <mutex>
 #include <unsupported/Eigen/FFT>
 #include <utility>
+#include <vector>
 
 namespace dpx::core::numerics {
 namespace detail {
@@ -57,51 +58,122 @@ std::size_t kissFftSize(std::size_t minimum) {
 
 namespace {
 
-// kissfft plans each inverse size afresh: n more sines and cosines, and their pages, on a thread's
-// first inverse (its source leaves "conjugate the forward plan's twiddles" as a to-do). Both
-// plans hold (cos θ_k, ∓sin θ_k) of the same angles and the same factorisation, so the inverse
-// plan is the forward plan conjugated — bit for bit once the two entries make_twiddles writes as
-// (±1, +0) are restored. A real inverse of n ≡ 0 (mod 4) runs the complex plan of n/2.
-class KissWithConjugatePlans : public Eigen::internal::kissfft_impl<double> {
-  using Base = Eigen::internal::kissfft_impl<double>;
+// kissfft's plans of one real size n (a multiple of 4), made once per process and read by every
+// thread: the complex plan of n/2, the n/4 twiddles that split its output into the real
+// spectrum, and (at the first inverse) the inverse plan. Eigen's kissfft_impl keeps its plans in
+// the object, so one object per thread made n/2 sines, cosines and complex exponentials on each
+// thread of a run, and faulted in their pages again: a third of a thread's first composition at
+// n = 32 400. The transforms below are Eigen's real-input ones (kissfft_impl::fwd and inv) step
+// for step, with the same arithmetic in the same order: compiled with this file's options, they
+// give the bits Eigen's objects gave here.
+//
+// The inverse plan is the forward plan conjugated (kissfft's source leaves that as a to-do): both
+// hold (cos θ_k, ∓sin θ_k) of the same angles and the same factorisation, bit for bit once the two
+// entries make_twiddles writes as (±1, +0) are restored.
+//
+// A plan is shared without a lock: kiss_cpx_fft::work, not a const member, writes to the plan
+// only in its butterfly for radices above 5 (its scratch buffer), and kissFftSize's sizes have
+// none.
+using KissPlan = Eigen::internal::kiss_cpx_fft<double>;
+using Complex = std::complex<double>;
 
- public:
-  using Base::inv;
-  void inv(Complex* dst, const Complex* src, int nfft) {
-    planInverseFromForward(nfft);
-    Base::inv(dst, src, nfft);
-  }
-  void inv(Scalar* dst, const Complex* src, int nfft) {
-    planInverseFromForward((nfft & 3) != 0 ? nfft : nfft / 2);
-    Base::inv(dst, src, nfft);
+}  // namespace
+
+struct KissRealPlans {
+  int n = 0;
+  mutable KissPlan forward;
+  std::vector<Complex> split;
+  mutable std::once_flag inversePlanned;
+  mutable KissPlan inverse;
+
+  explicit KissRealPlans(int size) : n(size) {
+    const int half = n / 2;
+    forward.make_twiddles(half, false);
+    forward.factorize(half);
+    // Eigen's real_twiddles(n/4).
+    split.resize(static_cast<std::size_t>(n / 4));
+    const double pi = std::acos(-1.0);
+    for (int k = 1; k <= n / 4; ++k) {
+      split[static_cast<std::size_t>(k - 1)] = std::exp(Complex(0, -pi * (double(k) / half + 0.5)));
+    }
   }
 
- private:
-  void planInverseFromForward(int nfft) {
-    const auto forward = m_plans.find(PlanKey(nfft, false));
-    if (forward == m_plans.end() || m_plans.contains(PlanKey(nfft, true))) return;
-    PlanData inverse = forward->second;
-    for (Complex& twiddle : inverse.m_twiddles) twiddle = std::conj(twiddle);
-    inverse.m_twiddles[0] = Complex(1.0, 0.0);
-    if (nfft % 2 == 0) inverse.m_twiddles[static_cast<std::size_t>(nfft / 2)] = Complex(-1.0, 0.0);
-    inverse.m_inverse = true;
-    m_plans.emplace(PlanKey(nfft, true), std::move(inverse));
+  KissPlan& inversePlan() const {
+    std::call_once(inversePlanned, [this] {
+      inverse = forward;
+      for (Complex& twiddle : inverse.m_twiddles) twiddle = std::conj(twiddle);
+      inverse.m_twiddles[0] = Complex(1.0, 0.0);
+      if (n / 2 % 2 == 0) inverse.m_twiddles[static_cast<std::size_t>(n / 4)] = Complex(-1.0, 0.0);
+      inverse.m_inverse = true;
+    });
+    return inverse;
+  }
+
+  // Eigen's kissfft_impl::fwd(Complex*, const Scalar*, n) for n ≡ 0 (mod 4).
+  void transformForward(const double* in, Complex* out) const {
+    const int ncfft = n >> 1;
+    const int ncfft2 = n >> 2;
+    const Complex* rtw = split.data();
+    forward.work(0, out, reinterpret_cast<const Complex*>(in), 1, 1);
+    const Complex dc(out[0].real() + out[0].imag());
+    const Complex nyquist(out[0].real() - out[0].imag());
+    for (int k = 1; k <= ncfft2; ++k) {
+      const Complex fpk = out[k];
+      const Complex fpnk = std::conj(out[ncfft - k]);
+      const Complex f1k = fpk + fpnk;
+      const Complex f2k = fpk - fpnk;
+      const Complex tw = f2k * rtw[k - 1];
+      out[k] = (f1k + tw) * 0.5;
+      out[ncfft - k] = std::conj(f1k - tw) * 0.5;
+    }
+    out[0] = dc;
+    out[ncfft] = nyquist;
+  }
+
+  // Eigen's kissfft_impl::inv(Scalar*, const Complex*, n) for n ≡ 0 (mod 4), its scratch buffer
+  // replaced by `in` (each pair k, n/2 − k is read before it is written, in Eigen's order).
+  void transformInverse(Complex* in, double* out) const {
+    const int ncfft = n >> 1;
+    const Complex* rtw = split.data();
+    const Complex first(in[0].real() + in[ncfft].real(), in[0].real() - in[ncfft].real());
+    for (int k = 1; k <= ncfft / 2; ++k) {
+      const Complex fk = in[k];
+      const Complex fnkc = std::conj(in[ncfft - k]);
+      const Complex fek = fk + fnkc;
+      const Complex tmp = fk - fnkc;
+      const Complex fok = tmp * std::conj(rtw[k - 1]);
+      in[k] = fek + fok;
+      in[ncfft - k] = std::conj(fek - fok);
+    }
+    in[0] = first;
+    inversePlan().work(0, reinterpret_cast<Complex*>(out), in, 1, 1);
   }
 };
 
-using KissFft = Eigen::FFT<double, KissWithConjugatePlans>;
+namespace {
 
-// Per thread: kissfft keeps scratch buffers in the object.
-KissFft& kissTransform(std::size_t n) {
-  thread_local std::map<std::size_t, KissFft> transforms;
-  if (transforms.size() > 8) transforms.clear();
-  auto [it, inserted] = transforms.try_emplace(n);
-  if (inserted) {
-    it->second.SetFlag(KissFft::HalfSpectrum);
-    it->second.SetFlag(KissFft::Unscaled);
+// The plans of the last few sizes (the GUI recomputes runs of the same size); a transform holds
+// its own reference, so dropping one from the cache frees it once no transform uses it.
+std::shared_ptr<const KissRealPlans> kissPlans(std::size_t n) {
+  static std::mutex mutex;
+  static std::list<std::shared_ptr<const KissRealPlans>> cache;  // most recent first
+  std::shared_ptr<const KissRealPlans> dropped;                  // released after the lock
+  const std::lock_guard lock(mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (static_cast<std::size_t>((*it)->n) != n) continue;
+    cache.splice(cache.begin(), cache, it);
+    return cache.front();
   }
-  return it->second;
+  cache.push_front(std::make_shared<const KissRealPlans>(static_cast<int>(n)));
+  if (cache.size() > 8) {
+    dropped = std::move(cache.back());
+    cache.pop_back();
+  }
+  return cache.front();
 }
+
+// kissfft for the chirp-z's complex transforms: its plans per thread and size.
+using KissFft = Eigen::FFT<double>;
 
 // In place: the spectrum's n/2 + 1 complex values overwrite the n reals. The planner's flags
 // are part of the wisdom's key, so the measuring tool and the library plan through this one
@@ -215,7 +287,11 @@ ComplexBuffer complexBuffer(std::size_t n) {
 }
 
 RealTransform::RealTransform(std::size_t n, int threads) : m_n(n), m_threads(threads) {
-  if (n >= kFftwMinimumSize) m_fftw = fftwPlans(n, threads);
+  if (n >= kFftwMinimumSize) {
+    m_fftw = fftwPlans(n, threads);
+  } else {
+    m_kiss = kissPlans(n);
+  }
 }
 
 RealTransform::~RealTransform() = default;
@@ -231,7 +307,7 @@ void RealTransform::forward(const double* in, std::complex<double>* out) const {
     // New-array execution is thread-safe; FFTW does not write `in` of an r2c transform.
     fftw_execute_dft_r2c(m_fftw->forward, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
   } else {
-    kissTransform(m_n).fwd(out, in, static_cast<Eigen::Index>(m_n));
+    m_kiss->transformForward(in, out);
   }
 }
 
@@ -239,12 +315,16 @@ void RealTransform::inverse(std::complex<double>* in, double* out) const {
   if (m_fftw) {
     fftw_execute_dft_c2r(m_fftw->inversePlan(), reinterpret_cast<fftw_complex*>(in), out);
   } else {
-    kissTransform(m_n).inv(out, in, static_cast<Eigen::Index>(m_n));
+    m_kiss->transformInverse(in, out);
   }
 }
 
 void prepareRealTransform(std::size_t n, int threads) {
-  if (n >= kFftwMinimumSize) fftwPlans(n, threads);
+  if (n >= kFftwMinimumSize) {
+    fftwPlans(n, threads);
+  } else {
+    kissPlans(n);
+  }
 }
 
 bool fftwWisdomLoaded() {

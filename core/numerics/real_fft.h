@@ -41,6 +41,7 @@ RealBuffer realBuffer(std::size_t n);
 ComplexBuffer complexBuffer(std::size_t n);
 
 struct FftwPlans;
+struct KissRealPlans;
 
 // A real transform of size n (from realFftSize) and its inverse. FFTW's run in place (a page
 // touched for the first time costs about as much as an FFT pass over it): the spectrum's
@@ -61,21 +62,24 @@ class RealTransform {
   bool fromWisdom() const;
   bool forwardFromWisdom() const;
   void forward(const double* in, std::complex<double>* out) const;
-  // Overwrites `in` (FFTW's complex-to-real transforms destroy their input).
+  // Overwrites `in` (FFTW's complex-to-real transforms destroy their input; kissfft's use it as
+  // their scratch, so `in` and `out` must not overlap there).
   void inverse(std::complex<double>* in, double* out) const;
 
  private:
   std::size_t m_n;
   int m_threads;
   std::shared_ptr<const FftwPlans> m_fftw;
+  std::shared_ptr<const KissRealPlans> m_kiss;
 };
 
-// Makes (and keeps) the FFTW forward plan of size n ahead of its first use; nothing for
-// kissfft's sizes. Planning costs ~8 ms at 2^20 points even from the wisdom (FFTW computes its
-// twiddles), which a caller can overlap with other work. The inverse (~4 ms) is planned at its
-// first use: planning it ahead on a third thread cost a run that keeps its spectra 4–5 ms at
-// K = 10⁶ and 10⁵ (two cores), and gained a run that needs it nothing measurable (K = 30,
-// Δ = 2e−5: 173 against 175 ms).
+// Makes (and keeps) the plan of size n ahead of its first use: FFTW's forward plan, or kissfft's
+// twiddles (shared by every thread of the process). Planning costs ~8 ms at 2^20 points even
+// from the wisdom (FFTW computes its twiddles) and ~0.4 ms at 32 400 (kissfft), which a caller
+// can overlap with other work. FFTW's inverse (~4 ms) is planned at its first use: planning it
+// ahead on a third thread cost a run that keeps its spectra 4–5 ms at K = 10⁶ and 10⁵ (two
+// cores), and gained a run that needs it nothing measurable (K = 30, Δ = 2e−5: 173 against
+// 175 ms).
 void prepareRealTransform(std::size_t n, int threads);
 
 // The wisdom shipped with DP Explorer (resources/fftw/wisdom): FFTW_MEASURE plans for the sizes
