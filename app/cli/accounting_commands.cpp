@@ -20,6 +20,7 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common/format.h"
+#include "common/parallel.h"
 #include "common/worker_placement.h"
 #include "io/json_writer.h"
 
@@ -143,7 +144,11 @@ int commandEpsilon(const Arguments& args, Io& io) {
       "ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {}, WorkerStart::kLeftToCommand};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   // The exact composition alone runs on two plain lanes: no oneTBB to start (1–1.5 ms).
-  if (inv.accountants.size() != 1 || inv.accountants.front()->id() != "pld") core::placeParallelWorkers();
+  if (inv.accountants.size() != 1 || inv.accountants.front()->id() != "pld") {
+    core::placeParallelWorkers();
+  } else {
+    core::prepareTwoLanes();
+  }
   JsonWriter writer;
   if (inv.all() && inv.json) writer.beginArray();
   int failures = 0;

@@ -160,12 +160,18 @@ auto inArena(int threads, F&& f) -> decltype(f()) {
 
 // first() and second() side by side, for two pieces of work that take about as long. In a
 // process that has not entered oneTBB yet (a dpx command), on the calling thread and a plain
-// thread started on another core: oneTBB's start — loading its allocator, searching for its
+// thread on another core, kept for the process's later splits (a split made while another holds
+// it starts a thread of its own): oneTBB's start — loading its allocator, searching for its
 // resource manager, starting and placing its workers — took 1.2–1.5 ms on the 2-core VM it was
 // measured on, longer than the two lanes of an exact composition at K = 10³. Loops inside the
 // lanes then run as one piece on their lane's thread. Once the process has entered oneTBB (the
 // explorer, whose workers are up), as a two-piece parallelFor. An exception from either piece
 // is rethrown here once both have ended.
 void twoLanes(const std::function<void()>& first, const std::function<void()>& second);
+
+// Starts twoLanes' plain second thread ahead of the first split (a command that will compose
+// calls it once it has parsed its arguments), so that the thread is up and waiting when the
+// split comes. Nothing once the process has entered oneTBB.
+void prepareTwoLanes();
 
 }  // namespace dpx::core

@@ -4,8 +4,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -56,6 +58,113 @@ bool startThreadElsewhere(pthread_t& thread, void* (*fn)(void*), void* arg) {
   return started;
 }
 
+namespace {
+
+// One lane of a plain twoLanes split: its work, and what it threw.
+struct Lane {
+  const std::function<void()>* work = nullptr;
+  std::exception_ptr failure;
+};
+
+void runLane(Lane& lane) {
+  detail::inPlainLane = true;
+  try {
+    (*lane.work)();
+  } catch (...) {
+    lane.failure = std::current_exception();
+  }
+  detail::inPlainLane = false;
+}
+
+// The second lane of plain twoLanes splits, kept for the process: a thread placed on another core
+// that waits for a lane, spinning for a while before it sleeps. A thread made per split cost two
+// pthread_create calls and ~70 µs of start each time on the 2-core VM it was measured on (an exact
+// composition splits twice), and a sleeping thread's core, idle, may take longer to come back on
+// a busy host. A lane is handed over in a slot: `posted` and `done` count the lanes handed over
+// and ended (the acquire/release pairs order the lane's data).
+class LaneHelper {
+ public:
+  // The process's helper, started on first use; null when it cannot run beside the caller (one
+  // core) or its thread could not be made. A child forked without exec has no thread behind its
+  // parent's helper: the child starts one of its own on the same slot.
+  static LaneHelper* get() {
+    static std::mutex mutex;
+    static LaneHelper* helper = nullptr;  // never freed: its thread may be waiting at exit
+    const std::lock_guard lock(mutex);
+    if (!helper) helper = new LaneHelper;
+    if (helper->m_process != ::getpid()) {
+      helper->m_process = ::getpid();
+      helper->m_busy.store(false);
+      helper->m_posted.store(0);
+      helper->m_done.store(0);
+      pthread_t thread{};
+      helper->m_started = startThreadElsewhere(thread, &LaneHelper::loop, helper);
+      if (helper->m_started) pthread_detach(thread);
+    }
+    return helper->m_started ? helper : nullptr;
+  }
+
+  // Claims the helper for one split: false when another split holds it.
+  bool claim() { return !m_busy.exchange(true, std::memory_order_acquire); }
+
+  // Runs `lane` on the helper while the caller runs `own`, and waits for it; then frees the
+  // helper for the next split.
+  void runBeside(Lane& lane, Lane& own) {
+    m_lane = &lane;
+    const std::uint64_t ticket = m_posted.load(std::memory_order_relaxed) + 1;
+    m_posted.store(ticket, std::memory_order_release);
+    m_posted.notify_one();
+    runLane(own);
+    awaitChange(m_done, ticket - 1);
+    m_busy.store(false, std::memory_order_release);
+  }
+
+ private:
+  // Returns once `value` differs from `seen`: spinning first, for up to 2 ms (a run's second
+  // split follows its first within a fraction of that, and a run its command's parsing), then
+  // sleeping on a futex.
+  static std::uint64_t awaitChange(const std::atomic<std::uint64_t>& value, std::uint64_t seen) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    for (unsigned spin = 1;; ++spin) {
+      const std::uint64_t now = value.load(std::memory_order_acquire);
+      if (now != seen) return now;
+      if (spin % 256 == 0 && std::chrono::steady_clock::now() > deadline) break;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    for (;;) {
+      value.wait(seen, std::memory_order_acquire);
+      const std::uint64_t now = value.load(std::memory_order_acquire);
+      if (now != seen) return now;
+    }
+  }
+
+  static void* loop(void* argument) {
+    auto* helper = static_cast<LaneHelper*>(argument);
+    std::uint64_t seen = 0;
+    for (;;) {
+      seen = awaitChange(helper->m_posted, seen);
+      runLane(*helper->m_lane);
+      helper->m_done.store(seen, std::memory_order_release);
+      helper->m_done.notify_one();
+    }
+  }
+
+  pid_t m_process = 0;  // whose thread waits behind the slot
+  bool m_started = false;
+  std::atomic<bool> m_busy{false};
+  Lane* m_lane = nullptr;  // written before `posted` is, read after
+  std::atomic<std::uint64_t> m_posted{0};
+  std::atomic<std::uint64_t> m_done{0};
+};
+
+}  // namespace
+
+void prepareTwoLanes() {
+  if (!detail::oneTbbEntered.load(std::memory_order_relaxed)) LaneHelper::get();
+}
+
 void twoLanes(const std::function<void()>& first, const std::function<void()>& second) {
   if (detail::inPlainLane) {  // both cores are busy already
     first();
@@ -66,30 +175,25 @@ void twoLanes(const std::function<void()>& first, const std::function<void()>& s
     parallelFor(0, 2, [&](int lane) { lane == 0 ? first() : second(); });
     return;
   }
-  struct Lane {
-    const std::function<void()>* work;
-    std::exception_ptr failure;
-  } other{&second, nullptr};
-  auto run = [](void* argument) -> void* {
-    auto* lane = static_cast<Lane*>(argument);
-    detail::inPlainLane = true;
-    try {
-      (*lane->work)();
-    } catch (...) {
-      lane->failure = std::current_exception();
-    }
-    detail::inPlainLane = false;
-    return nullptr;
-  };
-  pthread_t thread{};
-  if (!startThreadElsewhere(thread, run, &other)) {  // one core: one after the other
-    first();
-    second();
-    return;
-  }
   Lane own{&first, nullptr};
-  run(&own);
-  pthread_join(thread, nullptr);
+  Lane other{&second, nullptr};
+  if (LaneHelper* helper = LaneHelper::get(); helper && helper->claim()) {
+    helper->runBeside(other, own);
+  } else {
+    // The helper is another split's (two threads split at once): a thread of this split's own.
+    auto run = [](void* argument) -> void* {
+      runLane(*static_cast<Lane*>(argument));
+      return nullptr;
+    };
+    pthread_t thread{};
+    if (!startThreadElsewhere(thread, run, &other)) {  // one core: one after the other
+      first();
+      second();
+      return;
+    }
+    runLane(own);
+    pthread_join(thread, nullptr);
+  }
   if (own.failure) std::rethrow_exception(own.failure);
   if (other.failure) std::rethrow_exception(other.failure);
 }

@@ -2,8 +2,9 @@
 // exactly once, nested loops, exceptions back in the caller, the arena's result — in the oneTBB
 // build and in the plain-thread build that ThreadSanitizer checks. And twoLanes: before the
 // process enters oneTBB, on two plain threads at once with the loops inside run as one piece (and
-// oneTBB never started); after, on oneTBB.
+// oneTBB never started), the second one kept for later splits; after, on oneTBB.
 #include <sched.h>
+#include <unistd.h>
 
 #include <QTest>
 #include <atomic>
@@ -34,6 +35,7 @@ bool twoCoresAllowed() {
 struct LaneReport {
   bool together = false;
   std::thread::id lane[2];
+  pid_t secondLaneTid = 0;  // the kernel's id: a new thread may reuse an ended one's pthread_t
   bool loopsStayed[2] = {false, false};
 };
 
@@ -60,6 +62,7 @@ LaneReport runTwoLanes() {
       },
       [&] {
         report.lane[1] = std::this_thread::get_id();
+        report.secondLaneTid = gettid();
         {
           const std::lock_guard lock(mutex);
           secondStarted = true;
@@ -89,6 +92,39 @@ class TestParallel : public QObject {
     QVERIFY(report.loopsStayed[0] && report.loopsStayed[1]);
     QVERIFY(!dpx::core::detail::inPlainLane);
     QVERIFY(!dpx::core::detail::oneTbbEntered.load());
+    if (twoCoresAllowed()) {
+      // The second lane's thread is kept for the process's next splits: right after a split, and
+      // after it has stopped spinning and sleeps (beyond 2 ms).
+      const LaneReport again = runTwoLanes();
+      QVERIFY(again.together);
+      QVERIFY(again.secondLaneTid == report.secondLaneTid);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const LaneReport later = runTwoLanes();
+      QVERIFY(later.together);
+      QVERIFY(later.secondLaneTid == report.secondLaneTid);
+      // Two splits at once (one holds the kept thread, the other starts one of its own): each
+      // first lane waits until both second lanes run.
+      std::atomic<int> secondLanes{0};
+      std::thread::id second[2];
+      bool overlapped[2] = {false, false};
+      auto split = [&](int k) {
+        twoLanes(
+            [&] {
+              const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+              while (secondLanes.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+              overlapped[k] = secondLanes.load() == 2;
+            },
+            [&] {
+              second[k] = std::this_thread::get_id();
+              ++secondLanes;
+            });
+      };
+      std::thread other(split, 1);
+      split(0);
+      other.join();
+      QVERIFY(overlapped[0] && overlapped[1]);
+      QVERIFY(second[0] != second[1]);
+    }
     // An exception from either lane reaches the caller once both have ended.
     for (int thrower : {0, 1}) {
       std::atomic<int> ran{0};
