@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <complex>
@@ -22,6 +23,7 @@
 #include "numerics/real_fft.h"
 #include "numerics/root_finding.h"
 #include "numerics/special_functions.h"
+#include "numerics/vector_math.h"
 
 namespace dpx::core::accounting::pld {
 namespace {
@@ -220,6 +222,99 @@ double SubsampledGaussianPair::hockeyStick(double epsilon) const {
   return std::max(0.0, p - std::exp(epsilon) * q);
 }
 
+namespace {
+// The batch functions work through their arrays in pieces of this many, in buffers on the stack.
+constexpr std::size_t kBatchPiece = 256;
+}  // namespace
+
+void SubsampledGaussianPair::inverseLosses(std::span<const double> losses, std::span<double> xs) const {
+  // inverseLoss with its sign s folded in: x = s·(σ²·(sℓ + log(1 − e^{log(1−q) − sℓ}) − log q) + ½).
+  const double s = m_direction == Direction::kRemove ? 1.0 : -1.0;
+  const double s2 = m_sigma * m_sigma;
+  const std::size_t n = losses.size();
+  if (m_log1mQ == -kInf) {  // q = 1
+    for (std::size_t i = 0; i < n; ++i) xs[i] = s * (s2 * (s * losses[i] - m_logQ) + 0.5);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) xs[i] = m_log1mQ - s * losses[i];
+  numerics::log1mExpInPlace(xs.first(n));
+  for (std::size_t i = 0; i < n; ++i) xs[i] = s * (s2 * ((s * losses[i] + xs[i]) - m_logQ) + 0.5);
+}
+
+void SubsampledGaussianPair::mixtureTails(std::span<const double> xs, bool upper, std::span<double> p,
+                                          std::span<double> q) const {
+  // Φ of the standardised distance to each component's mean: −x/σ for a survival, x/σ for a CDF.
+  const double sign = upper ? -1.0 : 1.0;
+  const std::size_t n = xs.size();
+  std::array<double, kBatchPiece> base{}, shiftedP{}, shiftedQ{};
+  for (std::size_t start = 0; start < n; start += kBatchPiece) {
+    const std::size_t size = std::min(kBatchPiece, n - start);
+    for (std::size_t k = 0; k < size; ++k) {
+      const double x = xs[start + k];
+      base[k] = sign * x / m_sigma;
+      shiftedP[k] = sign * (x - m_pShift) / m_sigma;
+      shiftedQ[k] = sign * (x - m_qShift) / m_sigma;
+    }
+    numerics::normalCdfInPlace(std::span(base.data(), size));
+    if (m_pWeight != 0.0) numerics::normalCdfInPlace(std::span(shiftedP.data(), size));
+    if (m_qWeight != 0.0) numerics::normalCdfInPlace(std::span(shiftedQ.data(), size));
+    for (std::size_t k = 0; k < size; ++k) {
+      p[start + k] = m_pWeight == 0.0 ? base[k] : (1.0 - m_pWeight) * base[k] + m_pWeight * shiftedP[k];
+      q[start + k] = m_qWeight == 0.0 ? base[k] : (1.0 - m_qWeight) * base[k] + m_qWeight * shiftedQ[k];
+    }
+  }
+}
+
+void SubsampledGaussianPair::hockeySticks(std::span<const double> epsilons, std::span<double> deltas) const {
+  std::array<double, kBatchPiece> eps{}, x{}, p{}, q{};
+  std::array<std::size_t, kBatchPiece> index{};
+  for (std::size_t start = 0; start < epsilons.size(); start += kBatchPiece) {
+    const std::size_t end = std::min(epsilons.size(), start + kBatchPiece);
+    std::size_t inside = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      const double e = epsilons[i];
+      if (e <= m_lossMin || e >= m_lossMax) {
+        deltas[i] = hockeyStick(e);  // every outcome's loss on one side of ε
+      } else {
+        index[inside] = i;
+        eps[inside++] = e;
+      }
+    }
+    const std::span<const double> in(eps.data(), inside);
+    inverseLosses(in, x);
+    mixtureTails(std::span<const double>(x.data(), inside), true, p, q);
+    std::copy(eps.begin(), eps.begin() + static_cast<std::ptrdiff_t>(inside), x.begin());
+    numerics::expInPlace(std::span(x.data(), inside));
+    for (std::size_t k = 0; k < inside; ++k) deltas[index[k]] = std::max(0.0, p[k] - x[k] * q[k]);
+  }
+}
+
+void SubsampledGaussianPair::headsAtLosses(std::span<const double> losses, std::span<double> p,
+                                           std::span<double> q) const {
+  std::array<double, kBatchPiece> l{}, x{}, headP{}, headQ{};
+  std::array<std::size_t, kBatchPiece> index{};
+  for (std::size_t start = 0; start < losses.size(); start += kBatchPiece) {
+    const std::size_t end = std::min(losses.size(), start + kBatchPiece);
+    std::size_t inside = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      if (losses[i] <= m_lossMin) {
+        p[i] = q[i] = 0.0;
+      } else if (losses[i] >= m_lossMax) {
+        p[i] = q[i] = 1.0;
+      } else {
+        index[inside] = i;
+        l[inside++] = losses[i];
+      }
+    }
+    inverseLosses(std::span<const double>(l.data(), inside), x);
+    mixtureTails(std::span<const double>(x.data(), inside), false, headP, headQ);
+    for (std::size_t k = 0; k < inside; ++k) {
+      p[index[k]] = headP[k];
+      q[index[k]] = headQ[k];
+    }
+  }
+}
+
 double SubsampledGaussianPair::upperTail(double tau) const {
   // Each component of P has survival ≤ τ beyond its mean + σz, so the mixture does too.
   const double z = numerics::normalQuantileComplement(tau);
@@ -234,6 +329,11 @@ double SubsampledGaussianPair::lowerTail(double tau) const {
 // ---------------------------------------------------------------------------------------------
 // DiscretePld
 
+struct DiscretePld::LazyTables {
+  std::once_flag made;
+  std::unique_ptr<double[]> storage;  // suffix[0 … n], then tilted[0 … n]
+};
+
 DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
                          double deltaSlack)
     : m_interval(interval),
@@ -241,15 +341,8 @@ DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<d
       m_points(masses.size()),
       m_masses(std::move(masses)),
       m_infinityMass(infinityMass),
-      m_deltaSlack(deltaSlack) {
-  const std::size_t n = m_points;
-  std::shared_ptr<double[]> tables(new double[2 * (n + 1)]);
-  fillTables(m_masses.data(), n, m_interval, tables.get(), tables.get() + n + 1);
-  m_suffix = tables.get();
-  m_tilted = tables.get() + n + 1;
-  m_suffixStorage = tables;
-  m_tiltedStorage = std::move(tables);
-}
+      m_deltaSlack(deltaSlack),
+      m_lazyTables(std::make_shared<LazyTables>()) {}
 
 DiscretePld::DiscretePld(double interval, std::int64_t firstIndex, std::vector<double> masses, double infinityMass,
                          double deltaSlack, double lossOffset)
@@ -359,7 +452,14 @@ const DiscretePld& DiscretePld::tables() const {
 
 DiscretePld::Tails DiscretePld::tailsAt(std::size_t j) const {
   if (m_spectrum) return m_spectrum->tails(j);
-  return {m_suffix[j], m_tilted[j]};
+  if (m_suffix) return {m_suffix[j], m_tilted[j]};
+  LazyTables& lazy = *m_lazyTables;
+  const std::size_t n = m_points;
+  std::call_once(lazy.made, [&] {
+    lazy.storage = std::make_unique<double[]>(2 * (n + 1));
+    fillTables(m_masses.data(), n, m_interval, lazy.storage.get(), lazy.storage.get() + n + 1);
+  });
+  return {lazy.storage[j], lazy.storage[n + 1 + j]};
 }
 
 void DiscretePld::fillTables(const double* masses, std::size_t n, double interval, double* suffix, double* tilted) {
@@ -621,16 +721,28 @@ Result<DiscretePld> discretisePessimistic(const SubsampledGaussianPair& pair, do
   std::vector<double> d(n, 0.0);
   std::vector<double> headP(below ? m : 0, 0.0);
   std::vector<double> headQ(below ? m : 0, 0.0);
+  const std::size_t firstDelta = below && m >= 2 ? m - 2 : 0;
   std::atomic<bool> stop{false};
   parallelFor(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
     if (control.cancelled()) {
       stop = true;
       return;
     }
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      const double eps = lossAt(i);
-      if (!below || i + 2 >= m) d[i] = pair.hockeyStick(eps);
-      if (i < headP.size() && eps > pair.lossMin()) pair.distribution(pair.inverseLoss(eps), headP[i], headQ[i]);
+    std::array<double, 512> eps{};
+    for (std::size_t start = r.begin(); start < r.end(); start += eps.size()) {
+      const std::size_t end = std::min(r.end(), start + eps.size());
+      for (std::size_t i = start; i < end; ++i) eps[i - start] = lossAt(i);
+      const std::size_t from = std::max(start, firstDelta);
+      if (from < end) {
+        pair.hockeySticks(std::span<const double>(eps.data() + (from - start), end - from),
+                          std::span<double>(d.data() + from, end - from));
+      }
+      const std::size_t headEnd = std::min(end, headP.size());
+      if (start < headEnd) {
+        pair.headsAtLosses(std::span<const double>(eps.data(), headEnd - start),
+                           std::span<double>(headP.data() + start, headEnd - start),
+                           std::span<double>(headQ.data() + start, headEnd - start));
+      }
     }
   });
   if (stop) return cancelledStatus();
@@ -688,7 +800,7 @@ SweepPoint sweepPoint(const SubsampledGaussianPair& pair, double x) {
   return point;
 }
 
-// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target`:
+// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target` (eg = e^target):
 // P[a,b) = e^g·Q[a,b), i.e. G(b) = P[a,b) − e^g·Q[a,b) = 0, with G′(b) = p(b) − e^g q(b) > 0 past
 // x(g). Every point of [a, x(g)) has loss < g, so G(x(g)) < 0. Newton, kept inside a shrinking
 // bracket, from a guess that is usually within 1e−6 of the root, so that a bin costs one
@@ -702,11 +814,10 @@ struct BinEdge {
   double massQ = 0.0;
 };
 
-BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, double la, double target,
+BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, double la, double target, double eg,
                 double& asymmetry) {
   const double a = start.x;
   const bool below = start.below();
-  const double eg = std::exp(target);
   double lo = pair.inverseLoss(target);
   double hi = kInf;
   const double guessLoss = std::min(2.0 * target - la, 0.5 * (target + pair.lossMax()));
@@ -838,14 +949,16 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
       }
     }
     const double target = c + static_cast<double>(g) * interval;
-    // If the whole remaining tail cannot average up to the target, it is the last bin.
-    const double tailLoss = at.tailQ > 0.0 ? std::log(at.tailP / at.tailQ) : kInf;
-    if (!(tailLoss > target) || target >= pair.lossMax()) {
+    const double eg = std::exp(target);
+    // If the whole remaining tail cannot average up to the target (its loss, log(P/Q) of the
+    // tail, is not above it), it is the last bin.
+    if (!(!(at.tailQ > 0.0) || at.tailP > eg * at.tailQ) || target >= pair.lossMax()) {
+      const double tailLoss = at.tailQ > 0.0 ? std::log(at.tailP / at.tailQ) : kInf;
       const double l = std::min(tailLoss, pair.lossMax());
       slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += at.tailP;
       break;
     }
-    const BinEdge edge = binEdge(pair, at, la, target, asymmetry);
+    const BinEdge edge = binEdge(pair, at, la, target, eg, asymmetry);
     slot(g) += std::max(0.0, edge.massP);
     at = edge.end;
   }
@@ -872,30 +985,53 @@ namespace {
 
 // log Σ_i ω_i e^{λℓ_i} of a PLD's finite part and its first two derivatives in λ, exact (a
 // pooled bound would shift every step's loss by the pool width and, over K steps, widen the
-// window K-fold).
+// window K-fold), and an approximation from runs of masses that guides the search for λ.
 class MomentBound {
  public:
   explicit MomentBound(const DiscretePld& pld) {
+    // The positive masses and their losses go straight into the two arrays kept (the masses
+    // replaced by their logarithms at the end): each array of a step's size is ten fresh pages.
     const auto& m = pld.masses();
-    std::vector<double> positive, loss;
-    positive.reserve(m.size());
-    loss.reserve(m.size());
+    const auto count = static_cast<Eigen::Index>(std::count_if(m.begin(), m.end(), [](double v) { return v > 0.0; }));
+    m_loss.resize(count);
+    m_logMass.resize(count);
+    Eigen::Index k = 0;
     for (std::size_t i = 0; i < m.size(); ++i) {
       if (m[i] <= 0.0) continue;
-      positive.push_back(m[i]);
+      m_logMass[k] = m[i];
       // Grid index times Δ, without a step's loss offset: the window is found in index space.
-      loss.push_back(static_cast<double>(pld.firstIndex() + static_cast<std::int64_t>(i)) * pld.interval());
+      m_loss[k++] = static_cast<double>(pld.firstIndex() + static_cast<std::int64_t>(i)) * pld.interval();
     }
-    m_loss = Eigen::Map<Eigen::ArrayXd>(loss.data(), static_cast<Eigen::Index>(loss.size()));
-    const Eigen::ArrayXd mass = Eigen::Map<Eigen::ArrayXd>(positive.data(), static_cast<Eigen::Index>(positive.size()));
-    m_logMass = mass.log();
+    const Eigen::ArrayXd& mass = m_logMass;
     const double total = mass.sum();
     if (total > 0.0) {
       const double mean = (mass * m_loss).sum() / total;
       m_variance = (mass * (m_loss - mean).square()).sum() / total;
     }
+    // Runs of kBlock masses, each as its total, mean loss and loss variance: log M_b(λ) ≈
+    // log W_b + λ·mean_b + λ²·var_b/2.
+    const Eigen::Index blocks = (count + kBlock - 1) / kBlock;
+    m_blockLogMass.resize(blocks);
+    m_blockMean.resize(blocks);
+    m_blockVariance.resize(blocks);
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      const Eigen::Index first = b * kBlock;
+      const Eigen::Index size = std::min<Eigen::Index>(kBlock, count - first);
+      const auto w = mass.segment(first, size);
+      const auto l = m_loss.segment(first, size);
+      const double weight = w.sum();
+      const double mean = (w * l).sum() / weight;
+      m_blockLogMass[b] = std::log(weight);
+      m_blockMean[b] = mean;
+      m_blockVariance[b] = (w * (l - mean).square()).sum() / weight;
+    }
+    m_logMass = m_logMass.log();
   }
   double variance() const { return m_variance; }
+  bool empty() const { return m_logMass.size() == 0; }
+  // The largest (upper) or smallest finite loss with a mass, and the log of that mass.
+  double endLoss(bool upper) const { return m_loss[upper ? m_loss.size() - 1 : 0]; }
+  double endLogMass(bool upper) const { return m_logMass[upper ? m_logMass.size() - 1 : 0]; }
   struct Moments {
     double value = -kInf;  // log M(λ)
     double slope = 0.0;    // d/dλ: the mean loss under the tilted masses
@@ -904,9 +1040,8 @@ class MomentBound {
   Moments at(double lambda) const {
     Moments out;
     if (m_logMass.size() == 0) return out;
-    const Eigen::ArrayXd terms = m_logMass + lambda * m_loss;
-    const double hi = terms.maxCoeff();
-    const Eigen::ArrayXd w = (terms - hi).exp();
+    const double hi = (m_logMass + lambda * m_loss).maxCoeff();
+    const Eigen::ArrayXd w = (m_logMass + lambda * m_loss - hi).exp();
     const double s0 = w.sum();
     const double s1 = (w * m_loss).sum();
     const double s2 = (w * m_loss.square()).sum();
@@ -915,64 +1050,114 @@ class MomentBound {
     out.curvature = std::max(0.0, s2 / s0 - out.slope * out.slope);
     return out;
   }
+  // The same from the blocks: a guide to where the exact moments are worth taking.
+  Moments approximatelyAt(double lambda) const {
+    Moments out;
+    if (m_blockLogMass.size() == 0) return out;
+    const Eigen::ArrayXd slopes = m_blockMean + lambda * m_blockVariance;
+    const Eigen::ArrayXd terms = m_blockLogMass + lambda * (m_blockMean + 0.5 * lambda * m_blockVariance);
+    const double hi = terms.maxCoeff();
+    const Eigen::ArrayXd w = (terms - hi).exp();
+    const double s0 = w.sum();
+    const double s1 = (w * slopes).sum();
+    const double s2 = (w * (slopes.square() + m_blockVariance)).sum();
+    out.value = hi + std::log(s0);
+    out.slope = s1 / s0;
+    out.curvature = std::max(0.0, s2 / s0 - out.slope * out.slope);
+    return out;
+  }
 
  private:
+  static constexpr Eigen::Index kBlock = 16;
   Eigen::ArrayXd m_logMass, m_loss;
+  Eigen::ArrayXd m_blockLogMass, m_blockMean, m_blockVariance;
   double m_variance = 0.0;
 };
 
 // Chernoff: the composed finite mass above t is ≤ e^{−λt}·Π M_s(λ)^{c_s} for λ > 0, below t
-// for λ < 0. Every λ gives a valid threshold; the tightest solves a monotone equation in λ,
-// found by safeguarded Newton steps in log|λ| (a handful of passes over the masses, where a
-// derivative-free search needs thirty).
+// for λ < 0. Every λ gives a valid threshold, so the search for the tightest may run on the blocks'
+// approximate moments; the threshold is taken from the exact ones, at the λ found and after
+// Newton steps on them until the next would gain less than a twentieth of a grid step.
 double chernoffThreshold(const std::vector<MomentBound>& bounds, std::span<const Segment> segments, double tau,
-                         bool upper) {
+                         bool upper, double interval) {
   const double logTau = std::log(tau);
+  const double logTarget = std::log(-logTau);
   const double sign = upper ? 1.0 : -1.0;
   // With λ = sign·μ, the threshold is sign·g(μ), g(μ) = (F(μ) − log τ)/μ, F = Σ c_s log M_s(λ);
-  // g is minimal where h(μ) = μF′(μ) − F(μ) + log τ, increasing (h′ = μF″ ≥ 0), crosses 0.
+  // g is least where S(μ) = μF′(μ) − F(μ), which grows from 0 (dS/dμ = μF″ ≥ 0), reaches −log τ.
   double best = kInf;
-  auto h = [&](double logMu) {
+  auto evaluate = [&](double logMu, bool exact) {
     const double mu = std::exp(logMu);
     double f = 0.0;
     double slope = 0.0;
     double curvature = 0.0;
     for (std::size_t s = 0; s < segments.size(); ++s) {
-      const MomentBound::Moments m = bounds[s].at(sign * mu);
+      const MomentBound::Moments m = exact ? bounds[s].at(sign * mu) : bounds[s].approximatelyAt(sign * mu);
       const double c = static_cast<double>(segments[s].count);
       f += c * m.value;
       slope += c * sign * m.slope;
       curvature += c * m.curvature;
     }
-    const double g = (f - logTau) / mu;
-    if (std::isfinite(g)) best = std::min(best, g);
-    // h and its derivative in log μ.
-    return std::pair{mu * slope - f + logTau, mu * mu * curvature};
+    if (exact) {
+      const double g = (f - logTau) / mu;
+      if (std::isfinite(g)) best = std::min(best, g);
+    }
+    return std::pair{mu * slope - f, mu * mu * curvature};  // S and dS/d(log μ)
   };
+  const double minLog = std::log(1e-8);
+  const double maxLog = std::log(1e8);
+  // Newton's method on log S − log(−log τ) against x = log μ (S grows like e^{aμ} past the root,
+  // log S about linearly), kept in a shrinking bracket: a step that leaves it, or is not half the
+  // one before once both ends are known, bisects it; with one end unknown, a step of e² at most.
+  auto search = [&](double x, bool exact) {
+    double lo = minLog;
+    double hi = maxLog;
+    double lastStep = kInf;
+    for (int it = 0; it < 40; ++it) {
+      const auto [s, ds] = evaluate(x, exact);
+      if (!std::isfinite(s) || !std::isfinite(ds)) break;
+      const double h = s + logTau;
+      if (h < 0.0) {
+        lo = x;
+      } else {
+        hi = x;
+      }
+      // About g(x) − min g = h²/(2μ·dS/dx).
+      if (exact && 0.5 * h * h <= 0.05 * interval * std::exp(x) * ds) break;
+      double next = s > 0.0 && ds > 0.0 ? x - (std::log(s) - logTarget) * s / ds : kInf;
+      const bool bothEnds = lo > minLog && hi < maxLog;
+      if (!(next > lo && next < hi) || (bothEnds && std::fabs(next - x) > 0.5 * lastStep)) {
+        if (h < 0.0) {
+          next = hi < maxLog ? 0.5 * (x + hi) : std::min(x + 2.0, 0.5 * (x + hi));
+        } else {
+          next = lo > minLog ? 0.5 * (lo + x) : std::max(x - 2.0, 0.5 * (lo + x));
+        }
+      }
+      if (std::fabs(next - x) < 1e-3 || hi - lo < 1e-3) break;
+      lastStep = std::fabs(next - x);
+      x = next;
+    }
+    return x;
+  };
+  // As μ → ∞, S tends to −Σ c_s log ω_s and g to Σ c_s ℓ_s, the composed mass and loss at the far
+  // end of the support: if that mass is at least τ, g has no minimum and its infimum, the far
+  // end, is the threshold.
+  bool someEmpty = false;
+  double farMass = 0.0;
+  double farLoss = 0.0;
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    someEmpty = someEmpty || bounds[s].empty();
+    if (someEmpty) break;
+    farMass += static_cast<double>(segments[s].count) * bounds[s].endLogMass(upper);
+    farLoss += static_cast<double>(segments[s].count) * bounds[s].endLoss(upper);
+  }
+  if (!someEmpty && farMass >= logTau) return farLoss;
   double variance = 0.0;
   for (std::size_t s = 0; s < segments.size(); ++s)
     variance += static_cast<double>(segments[s].count) * bounds[s].variance();
   // The Gaussian approximation of the sum gives μ* ≈ √(2 log(1/τ)/Var).
-  const double minLog = std::log(1e-8);
-  const double maxLog = std::log(1e8);
-  double x = std::clamp(variance > 0.0 ? std::log(std::sqrt(2.0 * -logTau / variance)) : 0.0, minLog, maxLog);
-  double lo = minLog;
-  double hi = maxLog;
-  for (int it = 0; it < 40; ++it) {
-    const auto [value, derivative] = h(x);
-    if (!std::isfinite(value)) break;
-    if (value < 0.0) {
-      lo = x;
-    } else {
-      hi = x;
-    }
-    double next = derivative > 0.0 ? x - value / derivative : kInf;
-    // Outside the bracket (or flat): step towards the root by a factor e² at most, or bisect.
-    if (!(next > lo && next < hi))
-      next = value < 0.0 ? std::min(x + 2.0, 0.5 * (x + hi)) : std::max(x - 2.0, 0.5 * (lo + x));
-    if (std::fabs(next - x) < 1e-3 || hi - lo < 1e-3) break;
-    x = next;
-  }
+  const double start = std::clamp(variance > 0.0 ? std::log(std::sqrt(2.0 * -logTau / variance)) : 0.0, minLog, maxLog);
+  search(search(start, false), true);
   if (!std::isfinite(best)) return upper ? kInf : -kInf;
   return sign * best;
 }
@@ -1014,8 +1199,8 @@ struct LossWindow {
 LossWindow composedWindow(std::span<const Segment> segments, const CompositionRange& range, double tau) {
   std::vector<MomentBound> bounds;
   for (const Segment& s : segments) bounds.emplace_back(*s.pld);
-  const double tHi = chernoffThreshold(bounds, segments, tau / 2, true);
-  const double tLo = chernoffThreshold(bounds, segments, tau / 2, false);
+  const double tHi = chernoffThreshold(bounds, segments, tau / 2, true, range.interval);
+  const double tLo = chernoffThreshold(bounds, segments, tau / 2, false, range.interval);
   std::int64_t wHi = std::isfinite(tHi) ? static_cast<std::int64_t>(std::ceil(tHi / range.interval)) : range.maxIndex;
   std::int64_t wLo = std::isfinite(tLo) ? static_cast<std::int64_t>(std::floor(tLo / range.interval)) : range.minIndex;
   wHi = std::min(wHi, range.maxIndex);

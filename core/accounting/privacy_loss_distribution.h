@@ -60,6 +60,11 @@ class SubsampledGaussianPair {
   double massP(double a, double b) const;
   double massQ(double a, double b) const;
   double hockeyStick(double epsilon) const;  // δ_{P‖Q}(ε)
+  // hockeyStick at each of `epsilons`, and distribution(inverseLoss(ℓ)) at each of `losses` (0 and
+  // 0 at ℓ ≤ lossMin, 1 and 1 at ℓ ≥ lossMax): the same values within a few ulp, computed on
+  // arrays by the vector math library for the tens of thousands of grid points of a step.
+  void hockeySticks(std::span<const double> epsilons, std::span<double> deltas) const;
+  void headsAtLosses(std::span<const double> losses, std::span<double> p, std::span<double> q) const;
   // x beyond which P has mass ≤ tau, and below which it has mass ≤ tau.
   double upperTail(double tau) const;
   double lowerTail(double tau) const;
@@ -68,6 +73,10 @@ class SubsampledGaussianPair {
   double mixtureCdf(double x, double weight, double shift) const;
   double mixtureSf(double x, double weight, double shift) const;
   double mixturePdf(double x, double weight, double shift) const;
+  // inverseLoss of losses strictly inside (lossMin, lossMax), on arrays.
+  void inverseLosses(std::span<const double> losses, std::span<double> xs) const;
+  // P's and Q's survival (upper) or distribution (lower) functions at each of xs.
+  void mixtureTails(std::span<const double> xs, bool upper, std::span<double> p, std::span<double> q) const;
   double m_q, m_sigma;
   Direction m_direction;
   double m_logQ, m_log1mQ;
@@ -147,11 +156,14 @@ class DiscretePld {
   double m_deltaSlack = 0.0;
   double m_lossOffset = 0.0;
   // suffix[j] = Σ_{i≥j} ω_i;  tilted[j] = Σ_{i≥j} ω_i e^{ℓ_j − ℓ_i}  (j = n: 0). Never written
-  // after construction, so copies share them.
+  // once made, so copies share them. A PLD with masses makes them at its first δ or ε (most
+  // are steps, only ever composed: two tables of a step's size were twenty fresh pages each).
   std::shared_ptr<const double[]> m_suffixStorage;
   std::shared_ptr<const double[]> m_tiltedStorage;
   const double* m_suffix = nullptr;
   const double* m_tilted = nullptr;
+  struct LazyTables;
+  std::shared_ptr<LazyTables> m_lazyTables;
   std::shared_ptr<Spectrum> m_spectrum;  // spectral PLDs; shared by copies, tables made once
 };
 

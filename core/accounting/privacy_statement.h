@@ -30,7 +30,7 @@ inline constexpr int kStatementFormatVersion = 1;
 // What the run's "sampling" and "neighbouring" say when the run leaves them unset.
 inline constexpr std::string_view kEachAccountantsOwn = "each accountant's own";
 
-// DP Explorer's version, as the build system sets it ("0.2.2").
+// DP Explorer's version, as the build system sets it ("0.2.3").
 std::string_view dpxVersion();
 
 struct AccountantVerdict {

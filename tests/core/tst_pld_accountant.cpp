@@ -124,6 +124,56 @@ class TestPldAccountant : public QObject {
     }
   }
 
+  void batchProfileAndHeadsAreTheScalarOnes() {
+    // The pessimistic step reads δ and the heads F_P, F_Q of whole grids through the array
+    // forms; each value must be the scalar one to within the vector functions' few ulp, on both
+    // sides of the median, in the far tails and at losses outside (lossMin, lossMax).
+    for (const double q : {1e-4, 0.004, 0.3, 1.0}) {
+      for (const double sigma : {0.3, 1.0, 4.0}) {
+        for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+          const pld::SubsampledGaussianPair pair(q, sigma, direction);
+          std::vector<double> losses;
+          const double lo = std::isfinite(pair.lossMin()) ? pair.lossMin() : -40.0;
+          const double hi = std::isfinite(pair.lossMax()) ? pair.lossMax() : 40.0;
+          for (int i = -3; i <= 1003; ++i) losses.push_back(lo + (hi - lo) * i / 1000.0);
+          losses.push_back(pair.lossMin());
+          losses.push_back(pair.lossMax());
+          std::vector<double> deltas(losses.size()), headP(losses.size()), headQ(losses.size());
+          pair.hockeySticks(losses, deltas);
+          pair.headsAtLosses(losses, headP, headQ);
+          const QString where = QStringLiteral("q %1 σ %2 %3")
+                                    .arg(q)
+                                    .arg(sigma)
+                                    .arg(direction == pld::Direction::kRemove ? "remove" : "add");
+          for (std::size_t i = 0; i < losses.size(); ++i) {
+            const double l = losses[i];
+            const QString at = where + QStringLiteral(" ℓ %1").arg(l, 0, 'g', 17);
+            const double truth = pair.hockeyStick(l);
+            // δ = P-tail − e^ε·Q-tail loses digits to cancellation where the two are close: the
+            // tails' own few ulp, carried over, bound the difference. A tail Φ(z) moves by z²
+            // times a relative change of its x (ulp of the inverse loss): far in the tails,
+            // below any mass a step keeps, the digits thin out accordingly.
+            const bool inside = l > pair.lossMin() && l < pair.lossMax();
+            const double z = inside ? std::fabs(pair.inverseLoss(l)) / sigma + 1.0 : 1.0;
+            const double tolerance = 1e-13 + 1e-15 * z * z;
+            double tailP = 0.0, tailQ = 0.0;
+            if (inside) pair.survival(pair.inverseLoss(l), tailP, tailQ);
+            const double scale = std::max(std::fabs(truth), tailP + std::exp(l) * tailQ);
+            QVERIFY2(std::fabs(deltas[i] - truth) <= tolerance * scale + 1e-300, qPrintable(at));
+            double p = 0.0, qq = 0.0;
+            if (l >= pair.lossMax()) {
+              p = qq = 1.0;
+            } else if (l > pair.lossMin()) {
+              pair.distribution(pair.inverseLoss(l), p, qq);
+            }
+            QVERIFY2(std::fabs(headP[i] - p) <= tolerance * p + 1e-300, qPrintable(at));
+            QVERIFY2(std::fabs(headQ[i] - qq) <= tolerance * qq + 1e-300, qPrintable(at));
+          }
+        }
+      }
+    }
+  }
+
   void densitySlopesAreTheDensitiesDerivatives() {
     // The optimistic sweep extrapolates a bin's masses from its first evaluation with these
     // slopes (Taylor to second order): they must be the derivatives of the densities it uses.
@@ -390,6 +440,62 @@ class TestPldAccountant : public QObject {
     QCOMPARE(info.bandFrequencies, std::size_t{0});
     for (double eps = 0.0; eps < 20.0; eps += 0.25) {
       QVERIFY2(std::fabs(declined->delta(eps) - reference->delta(eps)) <= 1e-9, qPrintable(QString::number(eps)));
+    }
+  }
+
+  // The composed window comes from Chernoff bounds whose λ is searched on approximate moments:
+  // whatever λ the search settles on, the mass the window leaves out on each side must stay
+  // within τ/2. Checked against the exact K-fold convolution of small runs, with τ large enough
+  // for the cut to fall where masses are, including steps whose far end alone holds more than
+  // τ (a one-step run; the quantised step of a tiny rate, nearly all its mass on one point).
+  void composedWindowLeavesOutAtMostTauPerSide() {
+    const double tau = 1e-9;
+    for (const double q : {1e-3, 0.02, 0.5}) {
+      for (const double sigma : {0.6, 1.5}) {
+        for (auto direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
+          for (auto estimate : {pld::Estimate::kPessimistic, pld::Estimate::kOptimistic}) {
+            const pld::SubsampledGaussianPair pair(q, sigma, direction);
+            const auto step = pld::discretise(pair, 1e-2, estimate, 1e-14);
+            QVERIFY(step.isOk());
+            std::vector<double> exact = step->masses();
+            std::int64_t first = step->firstIndex();
+            for (const std::int64_t count : {1, 2, 4, 8}) {
+              while (first != count * step->firstIndex()) {  // one more convolution
+                std::vector<double> next(exact.size() + step->masses().size() - 1, 0.0);
+                for (std::size_t i = 0; i < exact.size(); ++i)
+                  for (std::size_t j = 0; j < step->masses().size(); ++j) next[i + j] += exact[i] * step->masses()[j];
+                exact = std::move(next);
+                first += step->firstIndex();
+              }
+              const pld::Segment segment{&*step, count};
+              pld::CompositionInfo info;
+              const auto composed = pld::compose(std::span(&segment, 1), estimate, tau, {}, &info);
+              QVERIFY(composed.isOk());
+              // An optimistic step's losses sit lossOffset below its grid; the composition rounds
+              // the composed offset down onto the grid, one shift of the whole window.
+              const auto shift = static_cast<std::int64_t>(
+                  std::floor(static_cast<double>(count) * step->lossOffset() / step->interval()));
+              const std::int64_t lo = composed->firstIndex() - shift - first;
+              const std::int64_t hi = lo + static_cast<std::int64_t>(composed->size()) - 1;
+              double below = 0.0, above = 0.0;
+              for (std::int64_t i = 0; i < static_cast<std::int64_t>(exact.size()); ++i) {
+                if (i < lo) below += exact[static_cast<std::size_t>(i)];
+                if (i > hi) above += exact[static_cast<std::size_t>(i)];
+              }
+              const QString at = QStringLiteral("q %1 σ %2 %3 %4 K %5: out below %6, above %7")
+                                     .arg(q)
+                                     .arg(sigma)
+                                     .arg(direction == pld::Direction::kRemove ? "remove" : "add")
+                                     .arg(estimate == pld::Estimate::kPessimistic ? "pessimistic" : "optimistic")
+                                     .arg(count)
+                                     .arg(below)
+                                     .arg(above);
+              QVERIFY2(below <= 0.5 * tau * (1 + 1e-9) && above <= 0.5 * tau * (1 + 1e-9), qPrintable(at));
+              QVERIFY2(lo >= 0 || count == 1, qPrintable(at));  // a window inside the full range
+            }
+          }
+        }
+      }
     }
   }
 
