@@ -38,7 +38,9 @@ using numerics::RealBuffer;
 using numerics::RealTransform;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kInvSqrt2 = 0.70710678118654752440;
 
 // Memory guards, checked before allocating: 16 M doubles per step grid, 64 M in the composed
 // window (≈ 1.5 GB with the FFT buffers). The automatic discretisation stays far below both.
@@ -153,48 +155,52 @@ double SubsampledGaussianPair::mixturePdf(double x, double weight, double shift)
   return value * kInvSqrt2Pi / m_sigma;
 }
 
+// The mixed component (P's for remove, Q's for add; at q = 1 P is it entirely) and N(0, σ²) are
+// evaluated together, one two-lane vector call for both.
 void SubsampledGaussianPair::survival(double x, double& p, double& q) const {
-  const double base = normalCdf(-x / m_sigma);
-  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * normalCdf((m_pShift - x) / m_sigma);
-  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * normalCdf((m_qShift - x) / m_sigma);
+  const double shift = m_pWeight != 0.0 ? m_pShift : m_qShift;
+  const auto tails = numerics::erfcOfTwo(x / m_sigma * kInvSqrt2, (x - shift) / m_sigma * kInvSqrt2);
+  const double base = 0.5 * tails[0];
+  const double shifted = 0.5 * tails[1];
+  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * shifted;
+  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * shifted;
 }
 
 void SubsampledGaussianPair::distribution(double x, double& p, double& q) const {
-  const double base = normalCdf(x / m_sigma);
-  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * normalCdf((x - m_pShift) / m_sigma);
-  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * normalCdf((x - m_qShift) / m_sigma);
+  const double shift = m_pWeight != 0.0 ? m_pShift : m_qShift;
+  const auto heads = numerics::erfcOfTwo(-x / m_sigma * kInvSqrt2, (shift - x) / m_sigma * kInvSqrt2);
+  const double base = 0.5 * heads[0];
+  const double shifted = 0.5 * heads[1];
+  p = m_pWeight == 0.0 ? base : (1.0 - m_pWeight) * base + m_pWeight * shifted;
+  q = m_qWeight == 0.0 ? base : (1.0 - m_qWeight) * base + m_qWeight * shifted;
 }
 
 void SubsampledGaussianPair::density(double x, double& p, double& q) const {
-  const double z0 = x / m_sigma;
-  const double base = std::exp(-0.5 * z0 * z0);
-  auto mixture = [&](double weight, double shift) {
-    if (weight == 0.0) return base * kInvSqrt2Pi / m_sigma;
-    const double z1 = (x - shift) / m_sigma;
-    return ((1.0 - weight) * base + weight * std::exp(-0.5 * z1 * z1)) * kInvSqrt2Pi / m_sigma;
-  };
-  p = mixture(m_pWeight, m_pShift);
-  q = mixture(m_qWeight, m_qShift);
+  double pSlope = 0.0;
+  double qSlope = 0.0;
+  density(x, p, q, pSlope, qSlope);
 }
 
 void SubsampledGaussianPair::density(double x, double& p, double& q, double& pSlope, double& qSlope) const {
   const double s2 = m_sigma * m_sigma;
+  const double shift = m_pWeight != 0.0 ? m_pShift : m_qShift;
   const double z0 = x / m_sigma;
-  const double base = std::exp(-0.5 * z0 * z0) * kInvSqrt2Pi / m_sigma;
+  const double z1 = (x - shift) / m_sigma;
+  const auto kernels = numerics::expOfTwo(-0.5 * z0 * z0, -0.5 * z1 * z1);
+  const double base = kernels[0] * kInvSqrt2Pi / m_sigma;
+  const double shifted = kernels[1] * kInvSqrt2Pi / m_sigma;
   // A component N(μ, σ²) of weight w contributes w·φ and, to the slope, −w·φ·(x − μ)/σ².
-  auto mixture = [&](double weight, double shift, double& value, double& slope) {
+  auto mixture = [&](double weight, double& value, double& slope) {
     if (weight == 0.0) {
       value = base;
       slope = -base * x / s2;
       return;
     }
-    const double z1 = (x - shift) / m_sigma;
-    const double shifted = std::exp(-0.5 * z1 * z1) * kInvSqrt2Pi / m_sigma;
     value = (1.0 - weight) * base + weight * shifted;
     slope = -((1.0 - weight) * base * x + weight * shifted * (x - shift)) / s2;
   };
-  mixture(m_pWeight, m_pShift, p, pSlope);
-  mixture(m_qWeight, m_qShift, q, qSlope);
+  mixture(m_pWeight, p, pSlope);
+  mixture(m_qWeight, q, qSlope);
 }
 
 double SubsampledGaussianPair::cdfP(double x) const { return mixtureCdf(x, m_pWeight, m_pShift); }
@@ -800,34 +806,38 @@ SweepPoint sweepPoint(const SubsampledGaussianPair& pair, double x) {
   return point;
 }
 
-// The right edge b of the bin [a, b) whose loss averages exactly to the grid point `target` (eg = e^target):
-// P[a,b) = e^g·Q[a,b), i.e. G(b) = P[a,b) − e^g·Q[a,b) = 0, with G′(b) = p(b) − e^g q(b) > 0 past
+// The right edge b of the bin [a, b) whose loss averages exactly to a grid point g, given e^g and
+// x(g): P[a,b) = e^g·Q[a,b), i.e. G(b) = P[a,b) − e^g·Q[a,b) = 0, with G′(b) = p(b) − e^g q(b) > 0 past
 // x(g). Every point of [a, x(g)) has loss < g, so G(x(g)) < 0. Newton, kept inside a shrinking
 // bracket, from a guess that is usually within 1e−6 of the root, so that a bin costs one
-// evaluation and a Taylor step (see below): the symmetric guess x(2g − ℓ(a)) (exact for a loss linear in x under a flat
-// density) plus a correction in (a − x(g))², whose coefficient, set by how the densities bend,
-// changes slowly along the line and is learnt from the previous bin (`asymmetry`, updated).
-// Returns the point b and the bin's masses (at the last b evaluated, or extrapolated to it).
+// evaluation and a Taylor step (see below): a's mirror image 2x(g) − a (exact for a loss linear
+// in x under a flat density) plus a correction in (a − x(g))², whose coefficient, set by how the
+// densities and the loss bend, changes slowly along the line and is learnt from the previous bin
+// (`asymmetry`, updated). (The mirror image in loss, x(2g − ℓ(a)), was no better a guess: 1.007
+// evaluations a bin either way over 90 grids, and it cost an inverse loss.) Returns the point b,
+// the bin's masses and the loss at b (at the last b evaluated, or extrapolated to it).
 struct BinEdge {
   SweepPoint end;
   double massP = 0.0;
   double massQ = 0.0;
+  double loss = 0.0;  // ℓ(end.x)
 };
 
-BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, double la, double target, double eg,
+BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, double eg, double xTarget,
                 double& asymmetry) {
   const double a = start.x;
   const bool below = start.below();
-  double lo = pair.inverseLoss(target);
+  double lo = xTarget;
   double hi = kInf;
-  const double guessLoss = std::min(2.0 * target - la, 0.5 * (target + pair.lossMax()));
-  double symmetric = pair.inverseLoss(guessLoss);
+  double symmetric = 2.0 * lo - a;
   if (!(symmetric > lo) || !std::isfinite(symmetric)) symmetric = lo + (lo - a) + 1e-12;
   const double halfWidth = lo - a;  // from a to x(g)
   const double correction = asymmetry * halfWidth * halfWidth;
   double b = symmetric + correction;
   if (!(b > lo) || !std::isfinite(b) || std::fabs(correction) > 0.5 * halfWidth) b = symmetric;
   BinEdge out;
+  double pdfP = 0.0;  // the densities at out.end.x (extrapolated with the masses)
+  double pdfQ = 0.0;
   for (int it = 0; it < 80; ++it) {
     out.end.x = b;
     if (below) {
@@ -850,6 +860,8 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, dou
     double slopePb = 0.0;
     double slopeQb = 0.0;
     pair.density(b, pdfPb, pdfQb, slopePb, slopeQb);
+    pdfP = pdfPb;
+    pdfQ = pdfQb;
     const double slope = pdfPb - eg * pdfQb;
     const bool newton = slope > 0.0 && b - value / slope > lo && b - value / slope < hi;
     double next = newton ? b - value / slope : kInf;
@@ -867,6 +879,8 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, dou
         std::fabs(curvature) * h * h <= 2e-12 * std::max(1.0, std::fabs(next)) * slope) {
       const double dP = h * (pdfPb + 0.5 * h * slopePb);
       const double dQ = h * (pdfQb + 0.5 * h * slopeQb);
+      pdfP = pdfPb + h * slopePb;
+      pdfQ = pdfQb + h * slopeQb;
       out.end.x = next;
       if (below) {
         out.end.headP += dP;
@@ -885,6 +899,9 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, dou
     b = next;
   }
   if (halfWidth > 0.0 && std::isfinite(b)) asymmetry = (b - symmetric) / (halfWidth * halfWidth);
+  // The loss at b is log(p(b)/q(b)): one logarithm from the densities at hand (to ~1e−12 after
+  // the Taylor step: the next bin's guess and grid point read it), unless they underflowed.
+  out.loss = pdfQ > 1e-300 && pdfP > 1e-300 ? std::log(pdfP / pdfQ) : pair.loss(out.end.x);
   // The other side at b. Below the median the tails are ≈ 1 and only their leading digits are
   // read (the loop's end, the last bin's loss); above it the heads are, only to tell the side.
   if (!below) {
@@ -898,6 +915,46 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, dou
   }
   return out;
 }
+
+// The sweep's targets ahead: e^{ℓ_g} and x(ℓ_g) at the grid losses ℓ_g = c + gΔ, a window of
+// them at a time, computed together on arrays (an exp and an inverse loss, three scalar
+// transcendental calls a bin, were a third of its cost). The sweep reads them in increasing g.
+class TargetWindow {
+ public:
+  TargetWindow(const SubsampledGaussianPair& pair, double offset, double interval)
+      : m_pair(pair), m_offset(offset), m_interval(interval) {}
+  // The grid loss, computed as the sweep computes its target.
+  double loss(std::int64_t g) const { return m_offset + static_cast<double>(g) * m_interval; }
+  double ratio(std::int64_t g) { return m_ratio[at(g)]; }  // e^{ℓ_g}
+  double point(std::int64_t g) { return m_point[at(g)]; }  // x(ℓ_g); NaN outside (lossMin, lossMax)
+
+ private:
+  static constexpr std::size_t kSize = 128;
+  std::size_t at(std::int64_t g) {
+    if (g < m_first || g >= m_first + static_cast<std::int64_t>(kSize)) fill(g);
+    return static_cast<std::size_t>(g - m_first);
+  }
+  void fill(std::int64_t first) {
+    m_first = first;
+    std::array<double, kSize> inside{};
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < kSize; ++k) {
+      const double l = loss(first + static_cast<std::int64_t>(k));
+      m_ratio[k] = l;
+      // The losses rise with k: those inside the pair's range are a run from the start.
+      if (l > m_pair.lossMin() && l < m_pair.lossMax()) inside[count++] = l;
+    }
+    numerics::expInPlace(m_ratio);
+    std::size_t k = 0;
+    while (k < kSize && !(loss(first + static_cast<std::int64_t>(k)) > m_pair.lossMin())) m_point[k++] = kNaN;
+    m_pair.inverseLosses(std::span<const double>(inside.data(), count), std::span<double>(m_point.data() + k, count));
+    for (k += count; k < kSize; ++k) m_point[k] = kNaN;
+  }
+  const SubsampledGaussianPair& m_pair;
+  double m_offset, m_interval;
+  std::int64_t m_first = std::numeric_limits<std::int64_t>::min() / 2;  // no window yet
+  std::array<double, kSize> m_ratio{}, m_point{};
+};
 
 Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, double interval, double tau,
                                          const ComputeControl& control) {
@@ -930,9 +987,10 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
   // before the Taylor step).
   std::int64_t iterations = 0;
   double asymmetry = 0.0;
+  TargetWindow targets(pair, c, interval);
+  double la = pair.loss(at.x);  // the loss at the left edge
   while (at.tailP > tau) {
     if ((++iterations & 1023) == 0 && control.cancelled()) return cancelledStatus();
-    const double la = pair.loss(at.x);
     // The next grid point strictly above the loss at a. A bin's right edge lies about as far
     // above its grid loss as its left edge lies below, so a run of bins can drift onto edges a
     // hair below a grid point: the bin there would be a sliver, G a near-double root (G′ = 0 at
@@ -941,15 +999,12 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
     // is about twice as wide). A sliver in x, not in loss: near the smallest loss the loss is
     // flat and a bin just above it is wide (the shifted grid's first bin).
     std::int64_t g = static_cast<std::int64_t>(std::floor((la - c) / interval)) + 1;
-    if (c + static_cast<double>(g) * interval - la < 1e-3 * interval) {
-      const double nextLoss = c + static_cast<double>(g + 1) * interval;
-      if (nextLoss < pair.lossMax()) {
-        const double xg = pair.inverseLoss(c + static_cast<double>(g) * interval);
-        if (xg - at.x < 1e-3 * (pair.inverseLoss(nextLoss) - xg)) ++g;
-      }
+    if (targets.loss(g) - la < 1e-3 * interval && targets.loss(g + 1) < pair.lossMax()) {
+      const double xg = targets.point(g);
+      if (xg - at.x < 1e-3 * (targets.point(g + 1) - xg)) ++g;
     }
-    const double target = c + static_cast<double>(g) * interval;
-    const double eg = std::exp(target);
+    const double target = targets.loss(g);
+    const double eg = targets.ratio(g);
     // If the whole remaining tail cannot average up to the target (its loss, log(P/Q) of the
     // tail, is not above it), it is the last bin.
     if (!(!(at.tailQ > 0.0) || at.tailP > eg * at.tailQ) || target >= pair.lossMax()) {
@@ -958,9 +1013,10 @@ Result<DiscretePld> discretiseOptimistic(const SubsampledGaussianPair& pair, dou
       slot(static_cast<std::int64_t>(std::floor((l - c) / interval))) += at.tailP;
       break;
     }
-    const BinEdge edge = binEdge(pair, at, la, target, eg, asymmetry);
+    const BinEdge edge = binEdge(pair, at, eg, targets.point(g), asymmetry);
     slot(g) += std::max(0.0, edge.massP);
     at = edge.end;
+    la = edge.loss;
   }
   // The sliver above the truncation point (P-mass ≤ τ) is dropped: as if its loss were −∞.
   return DiscretePld(interval, grid.lo, std::move(w), 0.0, slack, c);

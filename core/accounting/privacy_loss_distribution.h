@@ -50,7 +50,8 @@ class SubsampledGaussianPair {
   double pdfP(double x) const;
   double pdfQ(double x) const;
   // sfP and sfQ (cdfP and cdfQ, pdfP and pdfQ) together: the two share the N(0, σ²) component,
-  // so one erfc (one exp) fewer; bit-identical to the separate calls.
+  // so one erfc (one exp) fewer, and the two left are one call of a two-lane vector function
+  // (the optimistic sweep's evaluation): within a few ulp of the separate calls.
   void survival(double x, double& p, double& q) const;
   void distribution(double x, double& p, double& q) const;
   void density(double x, double& p, double& q) const;
@@ -65,6 +66,8 @@ class SubsampledGaussianPair {
   // arrays by the vector math library for the tens of thousands of grid points of a step.
   void hockeySticks(std::span<const double> epsilons, std::span<double> deltas) const;
   void headsAtLosses(std::span<const double> losses, std::span<double> p, std::span<double> q) const;
+  // inverseLoss of losses strictly inside (lossMin, lossMax), on arrays.
+  void inverseLosses(std::span<const double> losses, std::span<double> xs) const;
   // x beyond which P has mass ≤ tau, and below which it has mass ≤ tau.
   double upperTail(double tau) const;
   double lowerTail(double tau) const;
@@ -73,8 +76,6 @@ class SubsampledGaussianPair {
   double mixtureCdf(double x, double weight, double shift) const;
   double mixtureSf(double x, double weight, double shift) const;
   double mixturePdf(double x, double weight, double shift) const;
-  // inverseLoss of losses strictly inside (lossMin, lossMax), on arrays.
-  void inverseLosses(std::span<const double> losses, std::span<double> xs) const;
   // P's and Q's survival (upper) or distribution (lower) functions at each of xs.
   void mixtureTails(std::span<const double> xs, bool upper, std::span<double> p, std::span<double> q) const;
   double m_q, m_sigma;

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "numerics/vector_math.h"
+
 namespace dpx::core::numerics {
 namespace detail {
 // resources/fftw/wisdom, embedded at build time (core/numerics/fftw_wisdom.cmake).
@@ -90,12 +92,18 @@ struct KissRealPlans {
     const int half = n / 2;
     forward.make_twiddles(half, false);
     forward.factorize(half);
-    // Eigen's real_twiddles(n/4).
-    split.resize(static_cast<std::size_t>(n / 4));
+    // Eigen's real_twiddles(n/4), e^{−iπ(k/half + ½)}, with the vector math library's sin and
+    // cos on arrays (n/4 scalar complex exponentials were ~0.2 ms at 32 400 points).
+    const auto quarter = static_cast<std::size_t>(n / 4);
+    std::vector<double> cosines(quarter);
+    std::vector<double> sines(quarter);
     const double pi = std::acos(-1.0);
-    for (int k = 1; k <= n / 4; ++k) {
-      split[static_cast<std::size_t>(k - 1)] = std::exp(Complex(0, -pi * (double(k) / half + 0.5)));
-    }
+    for (std::size_t k = 1; k <= quarter; ++k) cosines[k - 1] = -pi * (double(k) / half + 0.5);
+    sines = cosines;
+    cosInPlace(cosines);
+    sinInPlace(sines);
+    split.resize(quarter);
+    for (std::size_t k = 0; k < quarter; ++k) split[k] = Complex(cosines[k], sines[k]);
   }
 
   KissPlan& inversePlan() const {

@@ -13,23 +13,30 @@
 #include <emmintrin.h>
 #define DPX_LIBMVEC_WIDTH 2
 #endif
+#ifdef DPX_LIBMVEC_WIDTH
+#define DPX_LIBMVEC_PAIRS 1  // SSE's two-lane variants exist wherever libmvec does
+#endif
 
 #ifdef DPX_LIBMVEC_WIDTH
 // libmvec's entry points, named by the x86-64 vector function ABI: _ZGV, the ISA (b = SSE, d =
 // AVX2), N = unmasked, the lane count, v = one vector argument, then the scalar function's name.
 extern "C" {
+__m128d _ZGVbN2v_exp(__m128d);
+__m128d _ZGVbN2v_erfc(__m128d);
 #if DPX_LIBMVEC_WIDTH == 4
 __m256d _ZGVdN4v_exp(__m256d);
 __m256d _ZGVdN4v_expm1(__m256d);
 __m256d _ZGVdN4v_log(__m256d);
 __m256d _ZGVdN4v_log1p(__m256d);
 __m256d _ZGVdN4v_erfc(__m256d);
+__m256d _ZGVdN4v_sin(__m256d);
+__m256d _ZGVdN4v_cos(__m256d);
 #else
-__m128d _ZGVbN2v_exp(__m128d);
 __m128d _ZGVbN2v_expm1(__m128d);
 __m128d _ZGVbN2v_log(__m128d);
 __m128d _ZGVbN2v_log1p(__m128d);
-__m128d _ZGVbN2v_erfc(__m128d);
+__m128d _ZGVbN2v_sin(__m128d);
+__m128d _ZGVbN2v_cos(__m128d);
 #endif
 }
 #endif
@@ -83,6 +90,8 @@ void expm1InPlace(std::span<double> values) { DPX_APPLY(expm1, values); }
 void logInPlace(std::span<double> values) { DPX_APPLY(log, values); }
 void log1pInPlace(std::span<double> values) { DPX_APPLY(log1p, values); }
 void erfcInPlace(std::span<double> values) { DPX_APPLY(erfc, values); }
+void sinInPlace(std::span<double> values) { DPX_APPLY(sin, values); }
+void cosInPlace(std::span<double> values) { DPX_APPLY(cos, values); }
 
 void log1mExpInPlace(std::span<double> values) {
   // Each branch's elements are gathered into a buffer, transformed together and put back.
@@ -122,6 +131,26 @@ void normalCdfInPlace(std::span<double> values) {
   for (double& v : values) v *= -kInvSqrt2;
   erfcInPlace(values);
   for (double& v : values) v *= 0.5;
+}
+
+std::array<double, 2> erfcOfTwo(double a, double b) {
+#ifdef DPX_LIBMVEC_PAIRS
+  std::array<double, 2> out;
+  _mm_storeu_pd(out.data(), _ZGVbN2v_erfc(_mm_set_pd(b, a)));
+  return out;
+#else
+  return {std::erfc(a), std::erfc(b)};
+#endif
+}
+
+std::array<double, 2> expOfTwo(double a, double b) {
+#ifdef DPX_LIBMVEC_PAIRS
+  std::array<double, 2> out;
+  _mm_storeu_pd(out.data(), _ZGVbN2v_exp(_mm_set_pd(b, a)));
+  return out;
+#else
+  return {std::exp(a), std::exp(b)};
+#endif
 }
 
 }  // namespace dpx::core::numerics

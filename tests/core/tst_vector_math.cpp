@@ -65,6 +65,8 @@ class TestVectorMath : public QObject {
         {"log1p near 0", log1pInPlace, [](double v) { return std::log1p(v); }, -1e-8, 1e-8},
         {"erfc", erfcInPlace, [](double v) { return std::erfc(v); }, -6.0, 26.0},
         {"erfc in the tail", erfcInPlace, [](double v) { return std::erfc(v); }, 5.0, 26.0},
+        {"sin", sinInPlace, [](double v) { return std::sin(v); }, -7.0, 7.0},
+        {"cos", cosInPlace, [](double v) { return std::cos(v); }, -4.7, 0.0},
     };
     for (const Case& c : cases) {
       const double worst = worstUlps(c.f, c.scalar, c.lo, c.hi);
@@ -133,6 +135,20 @@ class TestVectorMath : public QObject {
       std::vector<double> alone = {mixed[i]};
       log1mExpInPlace(alone);
       QCOMPARE(together[i], alone[0]);
+    }
+  }
+
+  // The pair forms are the same functions, lane for lane, whichever lane a value goes in.
+  void pairsAreTheScalarFunctionsInEitherLane() {
+    for (double a = -6.0; a <= 26.0; a += 0.173) {
+      const double b = 0.37 - 0.5 * a;
+      const auto e = erfcOfTwo(a, b);
+      const auto swapped = erfcOfTwo(b, a);
+      QVERIFY2(ulps(e[0], std::erfc(a)) <= 5.0 && ulps(e[1], std::erfc(b)) <= 5.0, qPrintable(QString::number(a)));
+      QCOMPARE(e[0], swapped[1]);
+      QCOMPARE(e[1], swapped[0]);
+      const auto x = expOfTwo(-a * a, a);
+      QVERIFY2(ulps(x[0], std::exp(-a * a)) <= 5.0 && ulps(x[1], std::exp(a)) <= 5.0, qPrintable(QString::number(a)));
     }
   }
 
