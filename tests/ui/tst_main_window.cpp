@@ -536,7 +536,9 @@ class TestMainWindow : public QObject {
     w.resize(1400, 900);
     w.show();
     QVERIFY(spy.wait(10000));
-    QVERIFY(pld.wait(30000));
+    // The exact bracket may land while the analytic curves are awaited: wait() counts only what
+    // comes after it is called.
+    QVERIFY(!pld.isEmpty() || pld.wait(30000));
     const QString pngPath = m_dir.filePath(QStringLiteral("e.png"));
     const QString svgPath = m_dir.filePath(QStringLiteral("e.svg"));
     QVERIFY(w.exportChart(w.charts()->epsilon(), pngPath));
