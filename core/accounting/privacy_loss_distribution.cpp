@@ -917,8 +917,8 @@ BinEdge binEdge(const SubsampledGaussianPair& pair, const SweepPoint& start, dou
 }
 
 // The sweep's targets ahead: e^{ℓ_g} and x(ℓ_g) at the grid losses ℓ_g = c + gΔ, a window of
-// them at a time, computed together on arrays (an exp and an inverse loss, three scalar
-// transcendental calls a bin, were a third of its cost). The sweep reads them in increasing g.
+// them at a time, the inverse losses computed together on arrays (two scalar transcendental
+// calls a bin, with the exp a third of its cost). The sweep reads them in increasing g.
 class TargetWindow {
  public:
   TargetWindow(const SubsampledGaussianPair& pair, double offset, double interval)
@@ -940,11 +940,14 @@ class TargetWindow {
     std::size_t count = 0;
     for (std::size_t k = 0; k < kSize; ++k) {
       const double l = loss(first + static_cast<std::int64_t>(k));
-      m_ratio[k] = l;
+      // The ratio sets the loss a bin aggregates to, which must not fall below its grid loss (the
+      // bound would then place mass above its loss): <cmath>'s exp, within an ulp, as before,
+      // not the vector one's four (which let the optimistic δ exceed the true one by 1.3e−15
+      // at q = 0.3, σ = 0.6, Δ = 1e−4).
+      m_ratio[k] = std::exp(l);
       // The losses rise with k: those inside the pair's range are a run from the start.
       if (l > m_pair.lossMin() && l < m_pair.lossMax()) inside[count++] = l;
     }
-    numerics::expInPlace(m_ratio);
     std::size_t k = 0;
     while (k < kSize && !(loss(first + static_cast<std::int64_t>(k)) > m_pair.lossMin())) m_point[k++] = kNaN;
     m_pair.inverseLosses(std::span<const double>(inside.data(), count), std::span<double>(m_point.data() + k, count));
