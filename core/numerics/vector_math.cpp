@@ -133,24 +133,23 @@ void normalCdfInPlace(std::span<double> values) {
   for (double& v : values) v *= 0.5;
 }
 
-std::array<double, 2> erfcOfTwo(double a, double b) {
+namespace {
+// f at a and b in one call of its SSE variant, or two scalar calls without libmvec.
 #ifdef DPX_LIBMVEC_PAIRS
+template <__m128d (*pair)(__m128d)>
+std::array<double, 2> ofTwo(double a, double b) {
   std::array<double, 2> out;
-  _mm_storeu_pd(out.data(), _ZGVbN2v_erfc(_mm_set_pd(b, a)));
+  _mm_storeu_pd(out.data(), pair(_mm_set_pd(b, a)));
   return out;
-#else
-  return {std::erfc(a), std::erfc(b)};
-#endif
 }
+#define DPX_OF_TWO(name, a, b) ofTwo<_ZGVbN2v_##name>(a, b)
+#else
+#define DPX_OF_TWO(name, a, b) \
+  std::array<double, 2> { std::name(a), std::name(b) }
+#endif
+}  // namespace
 
-std::array<double, 2> expOfTwo(double a, double b) {
-#ifdef DPX_LIBMVEC_PAIRS
-  std::array<double, 2> out;
-  _mm_storeu_pd(out.data(), _ZGVbN2v_exp(_mm_set_pd(b, a)));
-  return out;
-#else
-  return {std::exp(a), std::exp(b)};
-#endif
-}
+std::array<double, 2> erfcOfTwo(double a, double b) { return DPX_OF_TWO(erfc, a, b); }
+std::array<double, 2> expOfTwo(double a, double b) { return DPX_OF_TWO(exp, a, b); }
 
 }  // namespace dpx::core::numerics
