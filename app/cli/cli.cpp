@@ -12,6 +12,7 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   int (*run)(const Arguments&, Io&);
+  bool trains = false;
 };
 
 constexpr std::array<Command, 14> kCommands{{
@@ -22,11 +23,11 @@ constexpr std::array<Command, 14> kCommands{{
     {"tradeoff", "trade-off curve (type II vs type I error): G_μ or an accountant's", commandTradeoff},
     {"calibrate", "σ with ε(σ) ≤ a target ε, or attack TPR/advantage ≤ a target (conservative)", commandCalibrate},
     {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
-    {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
-    {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
+    {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain, true},
+    {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit, true},
     {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds",
-     commandFrontier},
-    {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility},
+     commandFrontier, true},
+    {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility, true},
     {"check", "configuration mismatches that break a reported ε (exit 1 on an error)", commandCheck},
     {"statement", "the run's privacy statement: every accountant's verdict, re-checkable JSON", commandStatement},
     {"verify", "recompute a privacy statement and compare every field (exit 1 naming differences)", commandVerify},
@@ -47,6 +48,13 @@ void printUsage(std::ostream& out) {
 }
 
 }  // namespace
+
+bool commandTrains(std::string_view command) {
+  for (const Command& c : kCommands) {
+    if (c.name == command) return c.trains;
+  }
+  return false;
+}
 
 int run(const Arguments& arguments, std::ostream& out, std::ostream& err) {
   if (arguments.size() < 2) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <ostream>
+#include <string_view>
 
 #include "command_line.h"
 
@@ -16,5 +17,9 @@ inline constexpr int kExitUsage = 2;
 
 // arguments[0] is the program name (argv[0]).
 int run(const Arguments& arguments, std::ostream& out, std::ostream& err);
+
+// Whether the command trains models (train, audit, frontier, utility): the commands whose
+// process must run its loops on oneTBB (app/dpx_main.cpp).
+bool commandTrains(std::string_view command);
 
 }  // namespace dpx::cli

@@ -1,16 +1,28 @@
 #pragma once
-// The parallel loop and the arena every parallel part of the product runs on: oneTBB's, except in
-// a ThreadSanitizer build.
+// The parallel loop and the arena every parallel part of the product runs on, and the runtime
+// behind them, chosen when an executable is linked (core/CMakeLists.txt):
 //
-// Debian's libtbb is not built with -fsanitize=thread, so TSan cannot see how oneTBB hands a task
-// from one thread to another (its deques, its allocator's recycled memory, the partitioner's nodes
-// on the caller's stack): under it, every loop reports hundreds of races inside oneTBB's own
-// bookkeeping, and a real race in our tasks would drown among them. In a TSan build the loop
-// therefore runs its pieces on plain std::threads — created and joined, which TSan follows —
-// that take pieces from a shared counter, as many threads as the enclosing arena allows. The
-// pieces still run at the same time on different threads, so what TSan checks is what can go
-// wrong in our code: two tasks touching one location, a result read before its task ended, a
-// flag or a counter shared without an atomic. oneTBB's scheduler itself is oneTBB's to test.
+// - oneTBB (common/parallel_onetbb.cpp): the explorer, the tests, the benchmarks, and dpx-onetbb,
+//   the build of dpx that runs the commands that train.
+// - Plain threads (common/parallel_plain_threads.cpp): threads created for a loop and joined at
+//   its end, taking pieces from a shared counter. Two executables link it:
+//   - dpx itself, a static executable. A dpx process lives a few milliseconds, and loading
+//     oneTBB, libstdc++ and libm and resolving their symbols took 2.1 of the 2.9 ms its start
+//     cost on the 2-core VM it was measured on (and 3 of the 7 ms of an exact bracket at
+//     K = 10³). Its accounting loops are few and coarse. The commands that train (train, audit,
+//     frontier, utility) hand their whole process to dpx-onetbb (app/dpx_main.cpp), so every
+//     trainer runs on oneTBB.
+//   - A ThreadSanitizer build. Debian's libtbb is not built with -fsanitize=thread, so TSan
+//     cannot see how oneTBB hands a task from one thread to another (its deques, its
+//     allocator's recycled memory, the partitioner's nodes on the caller's stack). Under it,
+//     every loop reports hundreds of races inside oneTBB's own bookkeeping, and a real race in
+//     our tasks would drown among them. Created and joined threads TSan follows, and the pieces
+//     still run at the same time on different threads. So what TSan checks is what can go wrong
+//     in our code: two tasks touching one location, a result read before its task ended, a flag
+//     or a counter shared without an atomic. oneTBB's scheduler itself is oneTBB's to test.
+//
+// Either way a loop's pieces are the same, and every loop here writes what a piece computes to
+// that piece's own place, so results do not depend on the runtime.
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -18,27 +30,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
-#if defined(__SANITIZE_THREAD__)
-#define DPX_PLAIN_THREADS_FOR_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DPX_PLAIN_THREADS_FOR_TSAN 1
-#endif
-#endif
-
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-#include <atomic>
-#include <cstddef>
-#include <exception>
-#include <mutex>
-#include <vector>
-#endif
-
 namespace dpx::core {
+
+enum class ParallelRuntime { oneTbb, plainThreads };
+
+// The runtime this executable was linked with.
+ParallelRuntime parallelRuntime();
 
 namespace detail {
 // Whether this process has entered oneTBB through these wrappers (see twoLanes).
@@ -46,6 +50,35 @@ inline std::atomic<bool> oneTbbEntered{false};
 // Set on the two threads of a plain twoLanes split: both cores are busy, so a loop inside runs
 // as one piece on its lane's thread (and never starts oneTBB).
 inline thread_local bool inPlainLane = false;
+
+// A callable borrowed for one call's duration, without a copy or an allocation.
+template <typename Signature>
+class FunctionRef;
+template <typename R, typename... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <typename F>
+  FunctionRef(F& f)  // NOLINT(google-explicit-constructor): a parameter type
+      : m_object(static_cast<void*>(&f)), m_call([](void* object, Args... args) -> R {
+          return (*static_cast<F*>(object))(std::forward<Args>(args)...);
+        }) {}
+  R operator()(Args... args) const { return m_call(m_object, std::forward<Args>(args)...); }
+
+ private:
+  void* m_object;
+  R (*m_call)(void*, Args...);
+};
+
+enum class Partition { automatic, simple };
+
+// piece(begin, end) over pieces of [0, size), none smaller than grain except the last, in
+// parallel (simple: split down to the grain size, as tbb::simple_partitioner). The first
+// exception a piece throws is rethrown here once the loop has ended.
+void runPieces(std::size_t size, std::size_t grain, Partition partition,
+               FunctionRef<void(std::size_t, std::size_t)> piece);
+
+// work() with the loops inside it limited to threads threads (> 0).
+void runInArena(int threads, FunctionRef<void()> work);
 }  // namespace detail
 
 // The number of threads a caller's "threads" setting means: itself if positive, else the
@@ -54,108 +87,56 @@ inline int effectiveThreads(int threads) {
   return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-namespace detail {
-
-inline thread_local int plainThreadLimit = 0;  // set by inArena; 0 = the machine's
-
-// task(k) for every k in [0, count), on up to the arena's number of threads (the caller one of
-// them). The first exception a task throws is rethrown in the caller once all threads are joined.
-template <typename Task>
-void runOnPlainThreads(std::size_t count, const Task& task) {
-  if (count == 0) return;
-  const int limit = plainThreadLimit;
-  std::atomic<std::size_t> next{0};
-  std::mutex failureMutex;
-  std::exception_ptr failure;
-  auto drain = [&] {
-    plainThreadLimit = limit;  // a nested loop sees the same arena
-    // Relaxed: the counter only hands out indices; it must not order one task after another,
-    // or TSan would miss a race between tasks that oneTBB could run in either order.
-    for (std::size_t k = next.fetch_add(1, std::memory_order_relaxed); k < count;
-         k = next.fetch_add(1, std::memory_order_relaxed)) {
-      try {
-        task(k);
-      } catch (...) {
-        const std::lock_guard lock(failureMutex);
-        if (!failure) failure = std::current_exception();
-      }
-    }
-  };
-  const std::size_t helpers = std::min<std::size_t>(count, static_cast<std::size_t>(effectiveThreads(limit))) - 1;
-  std::vector<std::thread> threads;
-  threads.reserve(helpers);
-  for (std::size_t h = 0; h < helpers; ++h) threads.emplace_back(drain);
-  drain();
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
-}  // namespace detail
-#endif
-
-// body(i) for every i in [first, last), in parallel; the options are tbb::parallel_for's
-// (a partitioner).
-template <typename Index, typename Body, typename... Options>
-void parallelFor(Index first, Index last, const Body& body, Options&&... options) {
+// body(i) for every i in [first, last), in parallel; with tbb::simple_partitioner() every index
+// is a task of its own (for bodies that are whole jobs: trainers, frontier cells).
+template <typename Index, typename Body>
+void parallelFor(Index first, Index last, const Body& body,
+                 detail::Partition partition = detail::Partition::automatic) {
   if (detail::inPlainLane) {
-    ((void)options, ...);
     for (Index i = first; i < last; ++i) body(i);
     return;
   }
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-  ((void)options, ...);  // the plain threads take pieces from a counter: no partitioner
-  const std::size_t count = last > first ? static_cast<std::size_t>(last - first) : 0;
-  detail::runOnPlainThreads(count, [&](std::size_t k) { body(static_cast<Index>(first + static_cast<Index>(k))); });
-#else
-  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
-  tbb::parallel_for(first, last, body, std::forward<Options>(options)...);
-#endif
+  if (!(first < last)) return;
+  auto piece = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) body(static_cast<Index>(first + static_cast<Index>(k)));
+  };
+  detail::runPieces(static_cast<std::size_t>(last - first), 1, partition, piece);
+}
+template <typename Index, typename Body>
+void parallelFor(Index first, Index last, const Body& body, const tbb::simple_partitioner&) {
+  parallelFor(first, last, body, detail::Partition::simple);
 }
 
 // body(piece) over pieces of range (none smaller than its grain size, except the last), in
 // parallel.
-template <typename Value, typename Body, typename... Options>
-void parallelFor(const tbb::blocked_range<Value>& range, const Body& body, Options&&... options) {
+template <typename Value, typename Body>
+void parallelFor(const tbb::blocked_range<Value>& range, const Body& body) {
   if (detail::inPlainLane) {
-    ((void)options, ...);
     if (!range.empty()) body(range);
     return;
   }
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-  ((void)options, ...);
-  const std::size_t size = range.size();
-  const std::size_t target = (size + 8 * static_cast<std::size_t>(effectiveThreads(detail::plainThreadLimit)) - 1) /
-                             (8 * static_cast<std::size_t>(effectiveThreads(detail::plainThreadLimit)));
-  const std::size_t piece = std::max<std::size_t>({range.grainsize(), target, 1});
-  detail::runOnPlainThreads((size + piece - 1) / piece, [&](std::size_t k) {
-    const Value begin = range.begin() + static_cast<Value>(k * piece);
-    const Value end = range.begin() + static_cast<Value>(std::min(size, (k + 1) * piece));
-    body(tbb::blocked_range<Value>(begin, end, range.grainsize()));
-  });
-#else
-  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
-  tbb::parallel_for(range, body, std::forward<Options>(options)...);
-#endif
+  if (range.empty()) return;
+  auto piece = [&](std::size_t begin, std::size_t end) {
+    body(tbb::blocked_range<Value>(range.begin() + static_cast<Value>(begin), range.begin() + static_cast<Value>(end),
+                                   range.grainsize()));
+  };
+  detail::runPieces(range.size(), range.grainsize(), detail::Partition::automatic, piece);
 }
 
 // f() with the parallel loops inside it limited to effectiveThreads(threads) threads; returns f's
 // result.
 template <typename F>
 auto inArena(int threads, F&& f) -> decltype(f()) {
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-  const int outer = detail::plainThreadLimit;
-  detail::plainThreadLimit = effectiveThreads(threads);
-  struct Restore {
-    int value;
-    ~Restore() { detail::plainThreadLimit = value; }
-  } restore{outer};
-  return f();
-#else
-  detail::oneTbbEntered.store(true, std::memory_order_relaxed);
-  tbb::task_arena arena(effectiveThreads(threads));
-  return arena.execute(std::forward<F>(f));
-#endif
+  using Result = decltype(f());
+  if constexpr (std::is_void_v<Result>) {
+    auto work = [&] { f(); };
+    detail::runInArena(effectiveThreads(threads), work);
+  } else {
+    std::optional<Result> result;
+    auto work = [&] { result.emplace(f()); };
+    detail::runInArena(effectiveThreads(threads), work);
+    return std::move(*result);
+  }
 }
 
 // first() and second() side by side, for two pieces of work that take about as long. In a

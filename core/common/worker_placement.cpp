@@ -198,9 +198,6 @@ void twoLanes(const std::function<void()>& first, const std::function<void()>& s
   if (other.failure) std::rethrow_exception(other.failure);
 }
 
-#ifdef DPX_PLAIN_THREADS_FOR_TSAN
-void placeParallelWorkers() {}
-#else
 namespace {
 
 struct Placement {
@@ -247,6 +244,7 @@ void* placeWorkers(void* argument) {
 }  // namespace
 
 void placeParallelWorkers() {
+  if (parallelRuntime() != ParallelRuntime::oneTbb) return;  // plain loops start their threads
   static std::once_flag once;
   static Placement placement;
   std::call_once(once, [] {
@@ -254,6 +252,5 @@ void placeParallelWorkers() {
     placement.started = startThreadElsewhere(placement.helper, placeWorkers, &placement);
   });
 }
-#endif
 
 }  // namespace dpx::core

@@ -26,7 +26,7 @@ bool startThreadElsewhere(pthread_t& thread, void* (*fn)(void*), void* arg);
 // (within 20 ms; at exit it is told to stop waiting, then joined). Returns at once. The helper
 // starts on a core this thread's mask allows and may then run wherever this thread may; the
 // worker gets the process's mask from oneTBB. Does nothing when this thread may use one core
-// only, or in a ThreadSanitizer build (whose loops run on plain threads).
+// only, or in an executable whose loops run on plain threads (common/parallel.h).
 void placeParallelWorkers();
 
 }  // namespace dpx::core

@@ -1,9 +1,11 @@
 // The dpx command line contract: subcommands, JSON shape, and one-line errors with
 // exit status 2 for invalid input. Most rows run in-process; a few run the real binary.
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 #include <sstream>
 
@@ -396,6 +398,59 @@ class TestDpxCli : public QObject {
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     QVERIFY(p.readAllStandardOutput().contains("calibrate"));
+  }
+
+  // The binary trains (in a static dpx: by handing the process to dpx-onetbb beside it) exactly
+  // as the commands do in this oneTBB process, for one seed and thread count.
+  void realBinaryTrainsAsInProcess() {
+    const QStringList args =
+        split(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --epochs 2 --seed 7 "
+                             "--threads 2 --json"));
+    QProcess p;
+    p.start(QStringLiteral(DPX_DPX_BINARY), args);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    const Run here = dpxRun(args);
+    QCOMPARE(here.code, 0);
+    QStringList missing;
+    auto withoutTimes = [&missing](const QByteArray& json) {
+      QJsonObject o = QJsonDocument::fromJson(json).object();
+      for (const QString& key :
+           {QStringLiteral("examples_per_second"), QStringLiteral("training_seconds"), QStringLiteral("seconds")}) {
+        if (!o.contains(key)) missing << key;
+        o.remove(key);
+      }
+      return o;
+    };
+    const QJsonObject binary = withoutTimes(p.readAllStandardOutput());
+    QVERIFY(binary.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
+    QCOMPARE(binary, withoutTimes(here.out.toUtf8()));
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char(' '))));
+  }
+
+  // A static dpx without dpx-onetbb beside it still computes, and a command that trains fails with
+  // one line naming what is missing.
+  void staticBinaryWithoutItsTrainer() {
+#ifndef DPX_STATIC_DPX_BUILD
+    QSKIP("dpx is a dynamic executable in this build");
+#else
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString lone = dir.filePath(QStringLiteral("dpx"));
+    QVERIFY(QFile::copy(QStringLiteral(DPX_DPX_BINARY), lone));
+    QProcess p;
+    p.start(lone, split(QStringLiteral("epsilon --accountant pld --sigma 1 --K 1000 --json")));
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(QJsonDocument::fromJson(p.readAllStandardOutput()).isObject());
+    p.start(lone, split(QStringLiteral("train --data builtin:digits --epochs 1")));
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 1);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(err.contains(dir.filePath(QStringLiteral("dpx-onetbb"))), qPrintable(err));
+    QVERIFY(p.readAllStandardOutput().isEmpty());
+#endif
   }
 };
 
