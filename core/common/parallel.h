@@ -71,7 +71,7 @@ class FunctionRef<R(Args...)> {
 
 enum class Partition { automatic, simple };
 
-// piece(begin, end) over pieces of [0, size), none smaller than grain except the last, in
+// piece(begin, end) over pieces of [0, size) sized by grain as parallelFor(blocked_range) says, in
 // parallel (simple: split down to the grain size, as tbb::simple_partitioner). The first
 // exception a piece throws is rethrown here once the loop has ended.
 void runPieces(std::size_t size, std::size_t grain, Partition partition,
@@ -107,8 +107,8 @@ void parallelFor(Index first, Index last, const Body& body, const tbb::simple_pa
   parallelFor(first, last, body, detail::Partition::simple);
 }
 
-// body(piece) over pieces of range (none smaller than its grain size, except the last), in
-// parallel.
+// body(piece) over pieces of range, in parallel. oneTBB splits a piece while it is larger than the
+// grain size; the plain threads cut pieces of at least the grain size (the last may be smaller).
 template <typename Value, typename Body>
 void parallelFor(const tbb::blocked_range<Value>& range, const Body& body) {
   if (detail::inPlainLane) {

@@ -1,6 +1,7 @@
 // The parallel loop and arena of core/common/parallel.h: every index and every element of a range
-// exactly once, nested loops, exceptions back in the caller, the arena's result — in the oneTBB
-// build and in the plain-thread build that ThreadSanitizer checks. And twoLanes: before the
+// exactly once, nested loops, exceptions back in the caller, the arena's result — on oneTBB and
+// on plain threads (tst_parallel_plain_threads, the runtime of a static dpx and of every test in
+// a ThreadSanitizer build). And twoLanes: before the
 // process enters oneTBB, on two plain threads at once with the loops inside run as one piece (and
 // oneTBB never started), the second one kept for later splits; after, on oneTBB.
 #include <sched.h>
@@ -213,6 +214,25 @@ class TestParallel : public QObject {
     twoLanes(lane, lane);
     QCOMPARE(ran.load(), 2);
     QCOMPARE(plain.load(), !oneTbb);  // plain loops never enter oneTBB
+  }
+
+  void simplePartitionVisitsEveryIndexOnce() {
+    std::vector<std::atomic<int>> visits(37);
+    inArena(2, [&] {
+      parallelFor(
+          std::size_t{0}, visits.size(), [&](std::size_t i) { visits[i]++; }, tbb::simple_partitioner());
+    });
+    for (const auto& v : visits) QCOMPARE(v.load(), 1);
+  }
+
+  // The runtime is the one the executable was linked with: plain threads in tst_parallel_plain_threads
+  // and in a ThreadSanitizer build, oneTBB otherwise.
+  void runtimeIsTheLinkedOne() {
+#if defined(DPX_TEST_EXPECTS_PLAIN_THREADS) || defined(__SANITIZE_THREAD__)
+    QVERIFY(dpx::core::parallelRuntime() == dpx::core::ParallelRuntime::plainThreads);
+#else
+    QVERIFY(dpx::core::parallelRuntime() == dpx::core::ParallelRuntime::oneTbb);
+#endif
   }
 
   void arenaReturnsTheResult() {
