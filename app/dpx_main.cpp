@@ -43,15 +43,16 @@ int runInTrainingExecutable(char** argv) {
 #endif
 
 int main(int argc, char** argv) {
+  const dpx::cli::Arguments arguments(argv, argv + argc);
 #ifdef DPX_TRAINING_EXECUTABLE
-  if (argc >= 2 && dpx::cli::commandTrains(argv[1])) return runInTrainingExecutable(argv);
+  if (dpx::cli::commandTrains(arguments)) return runInTrainingExecutable(argv);
 #endif
   // dpx lives for one computation. Memory it frees is kept for its next allocations instead of
   // going back to the kernel, which would zero every page again when it is touched: an exact
   // composition spent a third of its time in such page faults.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  const int code = dpx::cli::run(dpx::cli::Arguments(argv, argv + argc), std::cout, std::cerr);
+  const int code = dpx::cli::run(arguments, std::cout, std::cerr);
 #ifdef DPX_SANITIZED_PROCESS
   return code;  // the sanitizers' leak and race reports run at exit
 #else

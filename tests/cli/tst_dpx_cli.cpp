@@ -428,6 +428,27 @@ class TestDpxCli : public QObject {
     QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char(' '))));
   }
 
+  // The command lines a static dpx hands to dpx-onetbb: those that train models.
+  void commandsThatTrain() {
+    auto trains = [](const char* line) {
+      dpx::cli::Arguments arguments{"dpx"};
+      for (const QString& word : split(QString::fromUtf8(line))) arguments.push_back(word.toStdString());
+      return dpx::cli::commandTrains(arguments);
+    };
+    QVERIFY(trains("train --data builtin:digits"));
+    QVERIFY(trains("audit"));
+    QVERIFY(trains("frontier --help"));
+    QVERIFY(trains("utility --mechanism dp-sgld --data builtin:digits"));
+    QVERIFY(trains("utility --data=builtin:digits"));
+    QVERIFY(trains("utility -data builtin:digits"));
+    QVERIFY(!trains("utility --mechanism dp-sgld --d 100"));
+    QVERIFY(!trains("utility --database x"));
+    QVERIFY(!trains("epsilon --accountant pld --data builtin:digits"));
+    QVERIFY(!trains("statement"));
+    QVERIFY(!trains("trains"));
+    QVERIFY(!trains(""));
+  }
+
   // A static dpx without dpx-onetbb beside it still computes, and a command that trains fails with
   // one line naming what is missing.
   void staticBinaryWithoutItsTrainer() {
