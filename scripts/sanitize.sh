@@ -44,10 +44,12 @@ sanitized_build() {  # dir sanitizers excluded-checks [targets…]
   fi
 }
 
-# The test executables of tests/<area>/ (their ctest names are their file names).
+# The test executables of tests/<area>/ (their ctest names are their file names), and those
+# tests/CMakeLists.txt builds a second time from one of them (tst_parallel on plain threads).
 tests_of() {
   for area in "$@"; do
     for file in "$DPX_ROOT"/tests/"$area"/tst_*.cpp; do basename "$file" .cpp; done
+    if [ "$area" = core ]; then echo tst_parallel_plain_threads; fi
   done
 }
 
