@@ -48,7 +48,7 @@ SliderScale sliderScaleFor(Knob knob, double n) {
     case Knob::kSigma:
       return {0.05, 100, true, false};
     case Knob::kEta:
-      return {1e-6, 10, true, false};
+      return {1e-6, 100, true, false};
     case Knob::kK:
       return {1, 1e7, true, false};
     case Knob::kAlpha:

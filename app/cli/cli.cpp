@@ -16,7 +16,7 @@ struct Command {
   enum class Trains { never, always, withData } trains = Trains::never;
 };
 
-constexpr std::array<Command, 14> kCommands{{
+constexpr std::array<Command, 15> kCommands{{
     {"epsilon", "ε at δ from one accountant or all", commandEpsilon},
     {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
     {"delta", "δ at a given ε", commandDelta},
@@ -35,6 +35,8 @@ constexpr std::array<Command, 14> kCommands{{
     {"check", "configuration mismatches that break a reported ε (exit 1 on an error)", commandCheck},
     {"statement", "the run's privacy statement: every accountant's verdict, re-checkable JSON", commandStatement},
     {"verify", "recompute a privacy statement and compare every field (exit 1 naming differences)", commandVerify},
+    {"reproduce", "run a published experiment: its accuracy beside the measured one over seeds", commandReproduce,
+     Command::Trains::always},
 }};
 
 void printUsage(std::ostream& out) {
@@ -48,6 +50,7 @@ void printUsage(std::ostream& out) {
   out << "\nRun 'dpx <command> --help' for a command's options. Knob flags shared by all commands:\n"
          "  --n --m --sigma --eta --K --epochs --alpha --delta --L --lambda --beta --w --M --D\n"
          "  --schedule constant|decreasing --sampling poisson|uniform|cyclic|shuffle --averaged\n"
+         "  --optimizer sgd|momentum|adam\n"
          "Exit status: 0 ok, 1 computation not possible (message says why), 2 invalid input.\n";
 }
 

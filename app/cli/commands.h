@@ -19,5 +19,6 @@ int commandFrontier(const Arguments& args, Io& io);
 int commandCheck(const Arguments& args, Io& io);
 int commandStatement(const Arguments& args, Io& io);
 int commandVerify(const Arguments& args, Io& io);
+int commandReproduce(const Arguments& args, Io& io);
 
 }  // namespace dpx::cli

@@ -31,10 +31,16 @@ void addTrainingOptions(CommandLine& parser) {
   parser.addOption("threads", "worker threads, 0 = all cores (default)", "T");
   parser.addOption("test-fraction", "share of records held out when the source has no test set (default 0.2)", "F");
   parser.addOption("label-column", "CSV: 0-based label column, negative from the end", "i");
-  parser.addOption("scaling",
-                   "feature rows: unit-norm (x/‖x‖, default) | clip-norm (x/max(1, ‖x‖)) | none (as read; "
-                   "the Lipschitz bound then comes from the largest row norm)",
+  parser.addOption("features",
+                   "raw (default) | scatternet: the ScatterNet features of images (J = 2, L = 8, order 2, "
+                   "GroupNorm(27); Tramèr & Boneh 2021), computed once per dataset and cached",
                    "name");
+  parser.addOption("scaling",
+                   "feature rows: unit-norm (x/‖x‖, default) | clip-norm (x/max(1, ‖x‖)) | none (as read: raw "
+                   "features then take their Lipschitz bound from the largest row norm; scatternet keeps its "
+                   "GroupNorm's bound, ‖x‖ < 63)",
+                   "name");
+  parser.addOption("momentum", "heavy-ball coefficient μ of --optimizer momentum, in [0, 1) (default 0.9)", "mu");
   parser.addOption("json", "machine-readable JSON output");
   parser.addOption("quiet", "no per-epoch lines on stderr");
 }
@@ -79,6 +85,12 @@ Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
     }
   }
   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
+  if (parser.isSet("momentum")) {
+    DPX_ASSIGN_OR_RETURN(config.momentum, parseNumber("momentum", parser.value("momentum")));
+    if (!(config.momentum >= 0.0 && config.momentum < 1.0)) {
+      return Status::invalidArgument("--momentum " + parser.value("momentum") + ": must be in [0, 1)");
+    }
+  }
   return config;
 }
 
@@ -100,17 +112,16 @@ Result<TrainingData> trainingDataFromParser(const CommandLine& parser, std::uint
     DPX_ASSIGN_OR_RETURN(const std::int64_t column, integerOption(parser, "label-column", -1, -100000, 100000));
     load.labelColumn = static_cast<int>(column);
   }
+  if (parser.isSet("features")) {
+    const std::string name = parser.value("features");
+    const std::optional<FeatureKind> kind = parseFeatureKind(name);
+    if (!kind) return Status::invalidArgument("--features " + name + ": must be raw or scatternet");
+    load.features = *kind;
+  }
   if (parser.isSet("scaling")) {
     const std::string name = parser.value("scaling");
-    if (name == "unit-norm") {
-      load.scaling = FeatureScaling::kUnitNorm;
-    } else if (name == "clip-norm") {
-      load.scaling = FeatureScaling::kClipNorm;
-    } else if (name == "none") {
-      load.scaling = FeatureScaling::kNone;
-    } else {
-      return Status::invalidArgument("--scaling " + name + ": must be unit-norm, clip-norm or none");
-    }
+    load.scaling = parseFeatureScaling(name);
+    if (!load.scaling) return Status::invalidArgument("--scaling " + name + ": must be unit-norm, clip-norm or none");
   }
   DPX_ASSIGN_OR_RETURN(LoadedData loaded, loadData(parser.value("data"), load));
   TrainingData out;
@@ -228,7 +239,7 @@ int commandTrain(const Arguments& args, Io& io) {
   addTrainingOptions(parser);
   if (auto code = parseOrExit(parser, args, io,
                               "train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
-                              "--lambda 0.001 --epochs 10)")) {
+                              "--lambda 1e-6 --epochs 10; momentum 0.9 for dp-sgd and sgd)")) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);

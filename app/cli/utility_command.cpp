@@ -488,7 +488,7 @@ int commandUtility(const Arguments& args, Io& io) {
                       "Carin 2019, Prop. 5, Lemma 6). dp-sgld: --eta defaults to 1/(2β), the theorems' step, and σ "
                       "is calibrated to the target unless --sigma is given; sgld-posterior: η is the largest step "
                       "within the target unless --eta is given. With --data the training defaults apply "
-                      "(--m 64 --lambda 0.001 --epochs 10).")) {
+                      "(--m 64 --epochs 10).")) {
     return *code;
   }
   const Result<Inputs> in = inputsFromParser(parser);

@@ -64,6 +64,12 @@ std::vector<Violation> Accountant::check(const Params& params) const {
                                                 " neighbours; the run asks for " +
                                                 std::string(neighbouringName(*params.neighbouring))});
   }
+  if (a.plainGradientSteps && params.optimizer && *params.optimizer != Optimizer::kSgd) {
+    out.push_back({"optimizer", "the analysis follows plain gradient steps θ ← θ − η·g; the run uses " +
+                                    std::string(optimizerName(*params.optimizer)) +
+                                    ", whose iterates it does not bound (composition accountants still apply: "
+                                    "an optimiser only post-processes a privatised gradient)"});
+  }
   addViolations(params, out);
   return out;
 }

@@ -41,6 +41,10 @@ struct Assumptions {
   // Other samplers the analysis also bounds (a fixed-order bound covers shuffled batches: a
   // shuffle is a fixed order applied to a randomly permuted dataset).
   std::vector<Sampling> alsoValidFor{};
+  // The analysis follows the iterates of plain (noisy) gradient steps, so a run with momentum or
+  // Adam is outside it. False for the analyses of the released noisy gradients, which any
+  // optimiser only post-processes.
+  bool plainGradientSteps = false;
 };
 
 struct Violation {

@@ -85,7 +85,8 @@ CyclicAccountant::CyclicAccountant()
                                   "d = 1",
                                   "formulas restored from the paper's shifted-Rényi framework (Feldman et al. "
                                   "2018), not transcribed from its printed theorems",
-                                  "replace-one neighbours"}},
+                                  "replace-one neighbours"},
+                   .plainGradientSteps = true},
               .variants = {{"", "Thm 4.5, worst record (restored)", ""},
                            {"first-batch", "Thm 4.5, record in the first batch (paper form)", ""},
                            {"bounded-domain", "bounded domain, Thm 4.4",

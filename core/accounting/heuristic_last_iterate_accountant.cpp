@@ -547,6 +547,7 @@ HeuristicLastIterateAccountant::HeuristicLastIterateAccountant()
                                  "linear losses (the heuristic's model): the last iterate is Binomial(K, q) + "
                                  "N(0, σ²K) against N(0, σ²K), in units of L",
                                  "not a proof: the paper shows losses where the last iterate leaks more"},
+                  .plainGradientSteps = true,
               },
           .nativeKeys = {"q", "steps", "sigma", "mu_mean"},
           .color = 0xe377c2,

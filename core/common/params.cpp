@@ -22,7 +22,7 @@ constexpr std::array<KnobInfo, 13> kKnobs{{
     {Knob::kSigma, "sigma", "σ", "noise multiplier", 0.05, 100, true, false, true, +1,
      "Std of the Gaussian noise divided by the sensitivity L of the clipped gradient sum. "
      "Read by every accountant. More noise: smaller ε, noisier training."},
-    {Knob::kEta, "eta", "η", "step size", 1e-6, 10, true, false, true, 0,
+    {Knob::kEta, "eta", "η", "step size", 1e-6, 100, true, false, true, 0,
      "Learning rate (η₀ of a schedule). The convex analyses read it: sgld (Σηₖ), cyclic (ℓ_η), "
      "outpert (contraction ρ), sgmcmc (noise √(η/N)). rdp/gdp/pld do not depend on it."},
     {Knob::kK, "K", "K", "steps", 1, 1e7, true, true, true, -1,
@@ -72,6 +72,25 @@ std::string_view samplingName(Sampling sampling) {
 
 std::string_view neighbouringName(Neighbouring relation) {
   return relation == Neighbouring::kAddRemove ? "add-remove" : "replace-one";
+}
+
+std::string_view optimizerName(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kMomentum:
+      return "momentum";
+    case Optimizer::kAdam:
+      return "adam";
+  }
+  return "sgd";
+}
+
+std::optional<Optimizer> parseOptimizer(std::string_view text) {
+  for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam}) {
+    if (optimizerName(o) == text) return o;
+  }
+  return std::nullopt;
 }
 
 std::optional<Schedule> parseSchedule(std::string_view text) {

@@ -44,6 +44,11 @@ void initialiseFftw() {
 
 }  // namespace
 
+std::unique_lock<std::mutex> lockFftwPlanner() {
+  initialiseFftw();
+  return std::unique_lock<std::mutex>(fftwMutex());
+}
+
 // Smallest n ≥ minimum, a multiple of 4 of the form 2^a 3^b 5^c: kissfft has butterflies for 2,
 // 3, 4 and 5 only, and its fast real path needs n ≡ 0 (mod 4).
 std::size_t kissFftSize(std::size_t minimum) {

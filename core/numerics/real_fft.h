@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -29,6 +30,12 @@ std::size_t kissFftSize(std::size_t minimum);
 // out_k = Σ_j in_j e^{−2πijk/n}. kissfft's, whose twiddles are made once per thread and size.
 // Usable from any thread at once; `in` and `out` must not overlap.
 void complexForward(const std::complex<double>* in, std::complex<double>* out, std::size_t n);
+
+// FFTW's planner, held by whoever plans outside this file (the scattering transform): the planner
+// is shared by the whole process, and plans made with more than one thread change its state.
+// Initialises FFTW once, as every use here does. Plans must be made with
+// fftw_plan_with_nthreads(1) unless the caller wants FFTW's own threads.
+std::unique_lock<std::mutex> lockFftwPlanner();
 
 // Buffers with FFTW's SIMD alignment (every FFTW transform must see the alignment it was
 // planned with).

@@ -49,7 +49,12 @@ std::vector<std::string> availableBuiltins() {
 }
 
 Result<LoadedData> loadBuiltin(std::string_view name, const LoadOptions& options) {
-  if (name == "digits") return loadEmbeddedCsv(embeddedDigitsCsvGz(), "builtin:digits", false, options);
+  if (name == "digits") {
+    // scikit-learn's 8 × 8 digits, grey levels 0–16.
+    DPX_ASSIGN_OR_RETURN(LoadedData digits, loadEmbeddedCsv(embeddedDigitsCsvGz(), "builtin:digits", false, options));
+    if (digits.train.dimension() == 64) digits.train.image = ImageShape{8, 8, 16.0};
+    return digits;
+  }
   if (name == "breast-cancer")
     return loadEmbeddedCsv(embeddedBreastCancerCsvGz(), "builtin:breast-cancer", true, options);
   if (name == "fashion-mnist") return loadFashionMnist(kFashionMnistDirectory, options);

@@ -457,7 +457,7 @@ Result<Dataset> parseCsvText(std::string_view text, const LoadOptions& options, 
       Eigen::Map<const FeatureMatrix>(records.values.data(), count, static_cast<Eigen::Index>(dimension));
   std::vector<float>().swap(records.values);  // the matrix holds its own copy; free this one before scaling
   return detail::finishDataset(what, std::move(features), std::move(records.labels), numClasses, std::move(classNames),
-                               options.scaling);
+                               options.effectiveScaling());
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // Feature scaling is per record, so it costs no privacy: by default every row is scaled to unit
 // L2 norm (‖x‖ = 1; all-zero rows stay zero). Statistics of the whole dataset (means, maxima)
 // are never used: they would be a release of the private data the accountants do not cover.
+// Images may instead be turned into ScatterNet features (feature_extraction.h): a fixed function
+// of each image alone, so it costs no privacy either.
 //
 // Malformed input is refused with a ParseError naming the line (text formats) or byte offset
 // (binary formats) and the reason; a header that claims more data than the file holds is
@@ -13,7 +15,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,12 +30,26 @@ namespace dpx::core::training {
 
 using FeatureMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// Rows that are images: height × width pixels, row-major, whose values as read lie in
+// [0, maxValue] (1 for IDX files, already x/255; 16 for the embedded digits).
+struct ImageShape {
+  int height = 0;
+  int width = 0;
+  double maxValue = 1.0;
+  bool operator==(const ImageShape&) const = default;
+};
+
 struct Dataset {
   std::string name;
   FeatureMatrix features;            // n × d
   std::vector<std::int32_t> labels;  // n labels in [0, numClasses)
   int numClasses = 0;
   std::vector<std::string> classNames;  // numClasses names ("0", "1", … when the source has none)
+  std::optional<ImageShape> image;      // set by the loaders of image sources
+  // ‖x‖ ≤ rowNormBound for every row, whatever the data, because the preprocessing guarantees it
+  // (1 after unit-norm or clip-norm scaling, √(channels·h·w) after a GroupNorm); unset when only
+  // the data itself says how large its rows are (features as read).
+  std::optional<double> rowNormBound;
 
   std::int64_t size() const { return static_cast<std::int64_t>(labels.size()); }
   int dimension() const { return static_cast<int>(features.cols()); }
@@ -40,9 +58,29 @@ struct Dataset {
 };
 
 enum class FeatureScaling {
-  kUnitNorm,  // x / ‖x‖ (default)
+  kUnitNorm,  // x / ‖x‖ (the default for raw features)
   kClipNorm,  // x / max(1, ‖x‖)
-  kNone,      // as read (the user vouches for the range)
+  kNone,      // as read (the user vouches for the range); the default after a GroupNorm
+};
+std::string_view featureScalingName(FeatureScaling scaling);  // "unit-norm" | "clip-norm" | "none"
+std::optional<FeatureScaling> parseFeatureScaling(std::string_view text);
+
+// What the model sees of each record: its values as read (then scaled), or the ScatterNet
+// features of an image (Oyallon & Mallat 2015, as Tramèr & Boneh 2021 use them).
+enum class FeatureKind { kRaw, kScatterNet };
+std::string_view featureKindName(FeatureKind kind);  // "raw" | "scatternet"
+std::optional<FeatureKind> parseFeatureKind(std::string_view text);
+// Per-record scaling unless the caller chooses one: unit norm, for every kind of features. The
+// convex analyses need bounded rows, and one scale keeps the knobs' meaning (η = 1/(2β) with
+// β ≈ 1, λ, the clip norm L) the same for pixels and for ScatterNet. ScatterNet's GroupNorm already
+// bounds its rows (‖x‖ < 63 for 81 × 7 × 7 features, nearly the same for every image): scaling
+// "none" keeps them as Tramèr & Boneh train on them, where their learning rates mean what they say.
+FeatureScaling defaultScaling(FeatureKind kind);
+
+// Progress and cancellation of a feature extraction (ScatterNet on 70 000 images takes seconds).
+struct FeatureExtractionControl {
+  std::function<void(double)> progress;  // fraction done, from the extracting thread
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct LoadOptions {
@@ -59,7 +97,12 @@ struct LoadOptions {
   std::int64_t maxRecords = 10'000'000;
   std::int64_t maxFeatures = 100'000;
   std::int64_t maxBytes = std::int64_t{4} << 30;  // decompressed bytes
-  FeatureScaling scaling = FeatureScaling::kUnitNorm;
+  FeatureKind features = FeatureKind::kRaw;
+  std::optional<FeatureScaling> scaling;  // unset: defaultScaling(features)
+  // Reports the extraction of features other than raw (not part of what is loaded).
+  const FeatureExtractionControl* extraction = nullptr;
+
+  FeatureScaling effectiveScaling() const { return scaling.value_or(defaultScaling(features)); }
 };
 
 // Constants of a training set that the analyses read, computed once per dataset.
@@ -67,8 +110,9 @@ struct DataBounds {
   double maxRowNorm = 0.0;      // R over the training and test rows
   double gramEigenvalue = 0.0;  // λ_max(X̃ᵀX̃/n), X̃ = [X | 1] (Ryffel et al. 2022, Lemma 5.1)
 };
-// R over both sets, λ_max of the training set's Gram matrix: the power iteration reads the
-// training set some sixty times, so this costs several passes over the data.
+// R over both sets (their rowNormBound when both have one, else the largest row norm), λ_max of the
+// training set's Gram matrix: the power iteration reads the training set up to sixty times, so
+// this costs several passes over the data.
 DataBounds dataBounds(const Dataset& train, const Dataset& test);
 
 // A loaded source: a training set and, when the source defines one (MNIST-style directories),

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "training/dataset_parsing.h"
+#include "training/feature_extraction.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -27,7 +28,7 @@ namespace {
 
 // Bumped whenever the layout below or the meaning of a decoded value changes: entries of other
 // versions are then ignored, never misread.
-constexpr std::uint32_t kFormatVersion = 2;
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr char kMagic[8] = {'D', 'P', 'X', 'D', 'A', 'T', 'A', '\n'};
 // Written in native order and compared on read: an entry from a machine of the other byte order
 // is ignored.
@@ -182,6 +183,14 @@ void writeDataset(Writer& out, const Dataset& data) {
   for (const std::string& name : data.classNames) out.text(name);
   out.bytes(data.labels.data(), data.labels.size() * sizeof(std::int32_t));
   out.bytes(data.features.data(), static_cast<std::size_t>(data.features.size()) * sizeof(float));
+  out.value<std::uint8_t>(data.image ? 1 : 0);
+  if (data.image) {
+    out.value<std::int32_t>(data.image->height);
+    out.value<std::int32_t>(data.image->width);
+    out.value(data.image->maxValue);
+  }
+  out.value<std::uint8_t>(data.rowNormBound ? 1 : 0);
+  if (data.rowNormBound) out.value(*data.rowNormBound);
 }
 
 constexpr std::uint64_t kMaxNameBytes = 1 << 16;
@@ -225,7 +234,25 @@ bool readDataset(Reader& in, Dataset& data, const LoadOptions& options) {
   }
   data.features.resize(rows, cols);
   adviseHugePages(data.features.data(), featureBytes);
-  return in.bytes(data.features.data(), featureBytes);
+  if (!in.bytes(data.features.data(), featureBytes)) return false;
+  std::uint8_t hasImage = 0;
+  if (!in.value(hasImage) || hasImage > 1) return false;
+  if (hasImage) {
+    ImageShape& shape = data.image.emplace();
+    if (!in.value(shape.height) || !in.value(shape.width) || !in.value(shape.maxValue) || shape.height < 1 ||
+        shape.width < 1 || static_cast<std::int64_t>(shape.height) * shape.width != cols ||
+        !(std::isfinite(shape.maxValue) && shape.maxValue > 0.0)) {
+      return false;
+    }
+  }
+  std::uint8_t hasBound = 0;
+  if (!in.value(hasBound) || hasBound > 1) return false;
+  if (hasBound) {
+    double bound = 0.0;
+    if (!in.value(bound) || !(std::isfinite(bound) && bound > 0.0)) return false;
+    data.rowNormBound = bound;
+  }
+  return true;
 }
 
 std::string headerKeyLine(const char* name, const std::string& value) { return std::string(name) + "=" + value + "\n"; }
@@ -281,7 +308,8 @@ std::optional<std::string> datasetCacheKey(const std::string& loader, const std:
     key += headerKeyLine("size", std::to_string(size));
     key += headerKeyLine("mtime", std::to_string(modified.time_since_epoch().count()));
   }
-  key += headerKeyLine("scaling", std::to_string(static_cast<int>(options.scaling)));
+  key += headerKeyLine("features", featureComputation(options.features));
+  key += headerKeyLine("scaling", std::to_string(static_cast<int>(options.effectiveScaling())));
   key += headerKeyLine("label-column", std::to_string(options.labelColumn));
   key += headerKeyLine("label-column-name", options.labelColumnName.value_or("-"));
   key += headerKeyLine("header", options.header ? std::to_string(*options.header) : "-");

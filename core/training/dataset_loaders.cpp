@@ -21,6 +21,7 @@
 #include "training/dataset.h"
 #include "training/dataset_file_cache.h"
 #include "training/dataset_parsing.h"
+#include "training/feature_extraction.h"
 #include "training/softmax_regression.h"
 
 namespace dpx::core::training {
@@ -225,7 +226,22 @@ Result<LoadedData> loadIdxPair(const std::string& source, const LoadOptions& opt
   return loaded;
 }
 
+// A directory of MNIST-style IDX files: the loader that caches decoded data (and features) on disk.
+bool isIdxDirectorySource(std::string_view source) {
+  if (source == "builtin:fashion-mnist") return true;
+  std::error_code error;
+  return !source.starts_with(kBuiltinPrefix) && fs::is_directory(std::string(source), error);
+}
+
 Result<LoadedData> loadSource(std::string_view source, const LoadOptions& options) {
+  if (options.features != FeatureKind::kRaw && !isIdxDirectorySource(source)) {
+    // Features from the pixels as read; IDX directories do this themselves, with a disk cache.
+    LoadOptions pixelOptions = options;
+    pixelOptions.features = FeatureKind::kRaw;
+    pixelOptions.scaling = FeatureScaling::kNone;
+    DPX_ASSIGN_OR_RETURN(LoadedData pixels, loadSource(source, pixelOptions));
+    return extractFeatures(std::move(pixels), options.features, options.effectiveScaling(), options.extraction);
+  }
   if (source.starts_with(kBuiltinPrefix)) return detail::loadBuiltin(source.substr(kBuiltinPrefix.size()), options);
   const std::string path(source);
   if (path.empty()) return Status::invalidArgument("no data source given");
@@ -258,9 +274,44 @@ double Dataset::maxRowNorm() const {
   return largest.empty() ? 0.0 : *std::max_element(largest.begin(), largest.end());
 }
 
+std::string_view featureScalingName(FeatureScaling scaling) {
+  switch (scaling) {
+    case FeatureScaling::kUnitNorm:
+      return "unit-norm";
+    case FeatureScaling::kClipNorm:
+      return "clip-norm";
+    case FeatureScaling::kNone:
+      return "none";
+  }
+  return "unit-norm";
+}
+
+std::optional<FeatureScaling> parseFeatureScaling(std::string_view text) {
+  for (FeatureScaling s : {FeatureScaling::kUnitNorm, FeatureScaling::kClipNorm, FeatureScaling::kNone}) {
+    if (featureScalingName(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+std::string_view featureKindName(FeatureKind kind) { return kind == FeatureKind::kScatterNet ? "scatternet" : "raw"; }
+
+std::optional<FeatureKind> parseFeatureKind(std::string_view text) {
+  if (text == "raw") return FeatureKind::kRaw;
+  if (text == "scatternet") return FeatureKind::kScatterNet;
+  return std::nullopt;
+}
+
+FeatureScaling defaultScaling(FeatureKind) { return FeatureScaling::kUnitNorm; }
+
 DataBounds dataBounds(const Dataset& train, const Dataset& test) {
   DataBounds b;
-  b.maxRowNorm = std::max(train.maxRowNorm(), test.size() > 0 ? test.maxRowNorm() : 0.0);
+  // The preprocessing's own bound where both sets have one: it holds whatever the data, so the
+  // analyses that read R do not read the data.
+  if (train.rowNormBound && (test.size() == 0 || test.rowNormBound)) {
+    b.maxRowNorm = std::max(*train.rowNormBound, test.size() > 0 ? *test.rowNormBound : 0.0);
+  } else {
+    b.maxRowNorm = std::max(train.maxRowNorm(), test.size() > 0 ? test.maxRowNorm() : 0.0);
+  }
   b.gramEigenvalue = largestEigenvalueOfGram(train);
   return b;
 }
@@ -313,7 +364,7 @@ Result<TrainTestSplit> trainTestSplit(LoadedData&& data, double testFraction, st
 Result<LoadedData> loadData(std::string_view source, const LoadOptions& options) {
   return detail::guarded<LoadedData>(source, [&]() -> Result<LoadedData> {
     DPX_ASSIGN_OR_RETURN(auto loaded, loadSource(source, options));
-    loaded.description = std::string(source) + " — " + detail::describeData(loaded, options.scaling);
+    loaded.description = std::string(source) + " — " + detail::describeData(loaded, options);
     return loaded;
   });
 }
@@ -370,6 +421,13 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
     return Status::ioError("directory '" + directory + "' holds t10k " + (testImages ? "images" : "labels") +
                            " without their " + (testImages ? "labels" : "images"));
   }
+  if (options.features != FeatureKind::kRaw && options.effectiveScaling() != FeatureScaling::kNone) {
+    // Features are cached as extracted (one entry for every scaling): scaled here, per row.
+    LoadOptions unscaled = options;
+    unscaled.scaling = FeatureScaling::kNone;
+    DPX_ASSIGN_OR_RETURN(LoadedData features, loadIdxDirectory(directory, unscaled, name));
+    return extractFeatures(std::move(features), FeatureKind::kRaw, options.effectiveScaling());
+  }
   std::vector<std::string> files = {*trainImages, *trainLabels};
   if (testImages) files.insert(files.end(), {*testImages, *testLabels});
   const std::optional<std::filesystem::path> cacheDirectory = datasetCacheDirectory();
@@ -383,6 +441,20 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
       if (cached->test) cached->test->name = name + " (test)";
       return std::move(*cached);
     }
+  }
+  if (options.features != FeatureKind::kRaw) {
+    // The features of the pixels as read (themselves from the cache when decoded before).
+    LoadOptions pixelOptions = options;
+    pixelOptions.features = FeatureKind::kRaw;
+    pixelOptions.scaling = FeatureScaling::kNone;
+    DPX_ASSIGN_OR_RETURN(LoadedData pixels, loadIdxDirectory(directory, pixelOptions, name));
+    DPX_ASSIGN_OR_RETURN(LoadedData features, extractFeatures(std::move(pixels), options.features,
+                                                              options.effectiveScaling(), options.extraction));
+    if (cacheFile) {
+      if (features.test) features.bounds = dataBounds(features.train, *features.test);
+      (void)writeCachedDataset(*cacheFile, *cacheKey, features);
+    }
+    return features;
   }
   LoadedData loaded;
   DPX_ASSIGN_OR_RETURN(loaded.train, loadIdxSet(*trainImages, *trainLabels, options, directory + " (train)"));
@@ -409,12 +481,17 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
   return loaded;
 }
 
-std::string describeData(const LoadedData& data, FeatureScaling scaling) {
+std::string describeData(const LoadedData& data, const LoadOptions& options) {
   std::string text = data.test ? std::to_string(data.train.size()) + " training + " +
                                      std::to_string(data.test->size()) + " test records"
                                : std::to_string(data.train.size()) + " records";
-  text += ", " + std::to_string(data.train.dimension()) + " features, " + std::to_string(data.train.numClasses) +
-          " classes, ";
+  text += ", " + (options.features == FeatureKind::kRaw ? std::to_string(data.train.dimension()) + " features"
+                                                         : describeFeatures(options.features, data.train.dimension()));
+  text += ", " + std::to_string(data.train.numClasses) + " classes, ";
+  const FeatureScaling scaling = options.effectiveScaling();
+  if (scaling == FeatureScaling::kNone && data.train.rowNormBound) {
+    return text + "rows of norm < " + formatNumber(*data.train.rowNormBound, 4) + " (GroupNorm, not scaled)";
+  }
   switch (scaling) {
     case FeatureScaling::kUnitNorm:
       text += "rows scaled to unit norm";

@@ -172,6 +172,7 @@ Result<Dataset> finishDataset(std::string_view what, FeatureMatrix features, std
   data.labels = std::move(labels);
   data.numClasses = numClasses;
   data.classNames = std::move(classNames);
+  if (scaling != FeatureScaling::kNone) data.rowNormBound = 1.0;
   return data;
 }
 

@@ -115,6 +115,6 @@ Result<LoadedData> loadIdxDirectory(const std::string& directory, const LoadOpti
 bool hasIdxTrainingFiles(const std::string& directory);
 
 // "1797 records, 64 features, 10 classes, rows scaled to unit norm".
-std::string describeData(const LoadedData& data, FeatureScaling scaling);
+std::string describeData(const LoadedData& data, const LoadOptions& options);
 
 }  // namespace dpx::core::training::detail

@@ -160,7 +160,7 @@ Result<Dataset> parseLibsvmText(std::string_view text, const LoadOptions& option
   std::vector<std::string> classNames = records.mapper.finish(records.labels);
   const int numClasses = static_cast<int>(classNames.size());
   return detail::finishDataset(what, std::move(features), std::move(records.labels), numClasses, std::move(classNames),
-                               options.scaling);
+                               options.effectiveScaling());
 }
 
 }  // namespace

@@ -16,16 +16,17 @@ constexpr std::array<std::string_view, 1> kSgmcmcAccountants{"sgmcmc"};
 // Display order = the order of the enum.
 constexpr std::array<MechanismInfo, 6> kInfos{{
     {Mechanism::kDpSgld, "dp-sgld", "DP-SGLD (Langevin, last iterate)", Sampling::kUniform, false, false,
-     kSgldAccountants, "Ryffel, Bach & Pointcheval 2022, Alg. 1"},
+     kSgldAccountants, Optimizer::kSgd, "Ryffel, Bach & Pointcheval 2022, Alg. 1"},
     {Mechanism::kDpSgd, "dp-sgd", "DP-SGD (Poisson, clipped)", Sampling::kPoisson, true, false, kDpSgdAccountants,
-     "Abadi et al. 2016; Bu, Dong, Long & Su 2020, NoisySGD"},
+     Optimizer::kMomentum, "Abadi et al. 2016; Bu, Dong, Long & Su 2020, NoisySGD"},
     {Mechanism::kCyclic, "cyclic", "Cyclic DP-SGD (last iterate)", Sampling::kCyclic, false, true, kCyclicAccountants,
-     "Kong & Ribero 2024"},
+     Optimizer::kSgd, "Kong & Ribero 2024"},
     {Mechanism::kOutpert, "outpert", "Output perturbation", Sampling::kShuffle, false, true, kOutpertAccountants,
-     "Chen, Lee & Kifer 2019, Prop. 2 and 3"},
+     Optimizer::kSgd, "Chen, Lee & Kifer 2019, Prop. 2 and 3"},
     {Mechanism::kSgldPosterior, "sgld-posterior", "SGLD posterior sampling", Sampling::kPoisson, true, false,
-     kSgmcmcAccountants, "Li, Chen, Liu & Carin 2019, Alg. 1"},
-    {Mechanism::kSgd, "sgd", "SGD (not private)", Sampling::kShuffle, false, true, {}, "non-private baseline"},
+     kSgmcmcAccountants, Optimizer::kSgd, "Li, Chen, Liu & Carin 2019, Alg. 1"},
+    {Mechanism::kSgd, "sgd", "SGD (not private)", Sampling::kShuffle, false, true, {}, Optimizer::kMomentum,
+     "non-private baseline"},
 }};
 
 constexpr std::array<Mechanism, 6> kAll{Mechanism::kDpSgld,  Mechanism::kDpSgd,         Mechanism::kCyclic,
@@ -56,6 +57,7 @@ std::optional<Mechanism> parseMechanism(std::string_view id) {
 std::span<const std::string_view> accountantsFor(Mechanism m) { return mechanismInfo(m).accountants; }
 bool clipsWithUserNorm(Mechanism m) { return mechanismInfo(m).clipsWithUserNorm; }
 bool isPrivate(Mechanism m) { return !mechanismInfo(m).accountants.empty(); }
+Optimizer defaultOptimizer(Mechanism m) { return mechanismInfo(m).optimizer; }
 
 Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested) {
   const auto accountants = accountantsFor(mechanism);

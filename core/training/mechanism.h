@@ -36,6 +36,10 @@ struct MechanismInfo {
   bool passesOverData;
   // Accountants that may prove its privacy; the first is the default. Empty: not private.
   std::span<const std::string_view> accountants;
+  // The optimiser it trains with unless the run sets one: momentum where the update is a
+  // post-processing of a privatised (or public) gradient, plain steps where its analysis follows
+  // the iterates.
+  Optimizer optimizer;
   std::string_view citation;  // where the algorithm comes from
 };
 
@@ -50,6 +54,7 @@ std::span<const std::string_view> accountantsFor(Mechanism m);
 // dp-sgd has a choice), its first when empty, "" for sgd; an error naming the allowed ones.
 Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested);
 bool clipsWithUserNorm(Mechanism m);
+Optimizer defaultOptimizer(Mechanism m);
 bool isPrivate(Mechanism m);
 
 }  // namespace dpx::core::training

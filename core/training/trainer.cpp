@@ -28,6 +28,14 @@ using accounting::Accountant;
 constexpr std::size_t kNoiseParts = 8;  // fixed, so noise does not depend on the thread count
 constexpr std::int64_t kMaxSteps = 10'000'000;
 
+// The mechanisms that follow the decreasing schedule: η_k = 1/(2β + λk/2) (Ryffel, Bach &
+// Pointcheval 2022, §5.2, whose Table 2 runs it for DP-SGLD, DP-SGD and non-private SGD alike; the
+// step size does not enter DP-SGD's accounting), or sgld-posterior's η₁·t^{−1/3}. Cyclic and
+// output perturbation are analysed for a constant step.
+bool takesDecreasingSchedule(Mechanism m) {
+  return m == Mechanism::kDpSgld || m == Mechanism::kDpSgd || m == Mechanism::kSgd || m == Mechanism::kSgldPosterior;
+}
+
 // Cyclic and shuffled samplers cut a permutation into ⌈n/m⌉ consecutive batches: a run is a
 // whole number of passes.
 bool walksPasses(Sampling s) { return s == Sampling::kCyclic || s == Sampling::kShuffle; }
@@ -87,6 +95,14 @@ Status validateConfig(const TrainerConfig& config, const TrainTestSplit* data) {
     return Status::invalidArgument("threads = " + std::to_string(config.threads) +
                                    " is out of range: must be in [0, 1024]");
   }
+  if (!(config.momentum >= 0.0 && config.momentum < 1.0)) {
+    return Status::invalidArgument("momentum = " + formatNumber(config.momentum) +
+                                   " is out of range: the heavy-ball coefficient must be in [0, 1)");
+  }
+  if (!(config.adamBeta1 >= 0.0 && config.adamBeta1 < 1.0) || !(config.adamBeta2 >= 0.0 && config.adamBeta2 < 1.0) ||
+      !(config.adamEpsilon > 0.0 && std::isfinite(config.adamEpsilon))) {
+    return Status::invalidArgument("Adam's β₁ and β₂ must be in [0, 1) and its ε positive");
+  }
   if (!(config.posteriorBurnIn >= 0.0 && config.posteriorBurnIn < 1.0)) {
     return Status::invalidArgument("posterior burn-in = " + formatNumber(config.posteriorBurnIn) +
                                    " is out of range: the share of discarded steps must be in [0, 1)");
@@ -129,11 +145,17 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
   p.w = 0.0;           // softmax cross-entropy is convex
   p.M = run.betaUsed;  // and its curvature is at most β
   p.sampling = run.sampling;
-  if (p.schedule == Schedule::kDecreasing && mechanism != Mechanism::kDpSgld &&
-      mechanism != Mechanism::kSgldPosterior) {
+  p.optimizer = run.optimizer;  // what the run does, so that the analyses that need plain steps can say so
+  if (run.optimizer != Optimizer::kSgd && mechanism == Mechanism::kDpSgd) {
+    run.notes.push_back(std::string(optimizerName(run.optimizer)) +
+                        (run.optimizer == Optimizer::kMomentum ? " (μ = " + describe(config.momentum) + ")" : "") +
+                        " on the privatised gradient: post-processing, so ε is the same as with plain steps");
+  }
+  if (p.schedule == Schedule::kDecreasing && !takesDecreasingSchedule(mechanism)) {
     p.schedule = Schedule::kConstant;  // what the run does, and so what its accountant must read
     run.notes.push_back(std::string(mechanismId(mechanism)) +
-                        " runs a constant step size η: the decreasing schedule is dp-sgld's and sgld-posterior's");
+                        " runs a constant step size η: its analysis assumes one (the decreasing schedule is "
+                        "dp-sgld's, dp-sgd's, sgd's and sgld-posterior's)");
   }
   if (Status s = p.validate(); !s.isOk()) return s;
   if (mechanism == Mechanism::kDpSgld && !(p.lambda > 0.0)) {
@@ -144,6 +166,11 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
   if (!clipsWithUserNorm(mechanism) && mechanism != Mechanism::kSgd) {
     run.notes.push_back("L = " + describe(run.lipschitzFromData) + " from the data (rows have norm ≤ " + describe(R) +
                         "; softmax gradients ≤ √2·√(R²+1)): clipping never activates, so the convex analysis applies");
+  }
+  if (mechanism == Mechanism::kDpSgld && p.lambda > 0.0 && static_cast<double>(p.K) * p.lambda < run.betaUsed) {
+    run.notes.push_back("λ = " + describe(p.lambda) + " is small for the Langevin bound: it saturates only once K ≫ β/λ = " +
+                        describe(run.betaUsed / p.lambda) + " steps (this run: " + std::to_string(p.K) +
+                        "), and its start N(0, 2σ_L²/λ·I) is wide; Ryffel et al.'s runs use β/λ ≈ 10⁴–10⁵");
   }
   run.notes.push_back("β = " + describe(run.betaUsed) +
                       " (per-example bound (R²+1)/2 + λ); empirical β of Ryffel et "
@@ -179,6 +206,9 @@ Status resolveNoise(const Params& p, ResolvedRun& run) {
   // multiplier τ/(L√(ηN)) of the subsampled Gaussian that `sgmcmc` accounts for.
   run.sigma = run.mechanism == Mechanism::kSgldPosterior ? accounting::sgmcmcNoiseMultiplier(p, p.eta) : p.sigma;
   run.eta = p.eta;
+  if ((run.mechanism == Mechanism::kDpSgd || run.mechanism == Mechanism::kSgd) && p.schedule == Schedule::kDecreasing) {
+    run.eta = 1.0 / (2.0 * p.beta);  // η₀ of η_k = 1/(2β + λk/2)
+  }
   if (run.mechanism == Mechanism::kDpSgld) {
     const accounting::SgldSchedule schedule = accounting::sgldSchedule(p);
     DPX_RETURN_IF_ERROR(accounting::sgldScheduleStatus(p, schedule));
@@ -219,7 +249,8 @@ void recordOverrides(const TrainerConfig& config, ResolvedRun& run) {
     addOverride(run, "eta", knobs.eta, run.eta,
                 "the step size sets SGLD's noise: calibrated so that ε ≤ " + formatNumber(*config.targetEpsilon));
   }
-  if (run.mechanism == Mechanism::kDpSgld && p.schedule == Schedule::kDecreasing) {
+  if (p.schedule == Schedule::kDecreasing && run.mechanism != Mechanism::kSgldPosterior &&
+      takesDecreasingSchedule(run.mechanism)) {
     addOverride(run, "eta", knobs.eta, run.eta,
                 "the decreasing schedule η_k = 1/(2β + λk/2) starts at 1/(2β); the η knob is not used");
   }
@@ -246,6 +277,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   ResolvedRun run;
   run.mechanism = config.mechanism;
   run.sampling = config.knobs.sampling.value_or(mechanismInfo(config.mechanism).sampling);
+  run.optimizer = config.knobs.optimizer.value_or(defaultOptimizer(config.mechanism));
   DPX_ASSIGN_OR_RETURN(const std::string accountantId, resolveAccountant(config.mechanism, config.accountant));
   run.accountant = accountantId;
 
@@ -445,7 +477,8 @@ class TrainingLoop {
   // η of step `step` (0-based) under the run's schedule.
   double stepSize(std::int64_t step) const {
     if (m_p.schedule == Schedule::kConstant) return m_p.eta;
-    if (m_run.mechanism == Mechanism::kDpSgld)
+    if (m_run.mechanism == Mechanism::kDpSgld || m_run.mechanism == Mechanism::kDpSgd ||
+        m_run.mechanism == Mechanism::kSgd)
       return 1.0 / (2.0 * m_p.beta + m_p.lambda * static_cast<double>(step) / 2.0);
     if (m_run.mechanism == Mechanism::kSgldPosterior)
       return m_p.eta * std::pow(static_cast<double>(step + 1), -1.0 / 3.0);
@@ -488,9 +521,37 @@ class TrainingLoop {
     }
   }
 
+  // θ ← θ − η·step(g) for the gradient g = (clipped sum [+ noise])/divisor + λθ, by the run's
+  // optimiser. Plain steps keep their historical arithmetic (one expression, bit for bit).
   void gradientStep(double eta, double divisor) {
     Eigen::VectorXf& theta = m_model.parameters();
-    theta -= static_cast<float>(eta / divisor) * m_gradient + static_cast<float>(eta * m_p.lambda) * theta;
+    if (m_run.optimizer == Optimizer::kSgd) {
+      theta -= static_cast<float>(eta / divisor) * m_gradient + static_cast<float>(eta * m_p.lambda) * theta;
+      return;
+    }
+    m_gradient = m_gradient * static_cast<float>(1.0 / divisor) + static_cast<float>(m_p.lambda) * theta;
+    if (m_run.optimizer == Optimizer::kMomentum) {
+      if (m_velocity.size() == 0) m_velocity.setZero(theta.size());
+      m_velocity = static_cast<float>(m_config.momentum) * m_velocity + m_gradient;
+      theta -= static_cast<float>(eta) * m_velocity;
+      return;
+    }
+    // Adam (Kingma & Ba 2015, Alg. 1) on the privatised gradient: Bu, Dong, Long & Su 2020's NoisyAdam.
+    if (m_adamFirst.size() == 0) {
+      m_adamFirst.setZero(theta.size());
+      m_adamSecond.setZero(theta.size());
+    }
+    ++m_adamSteps;
+    const auto b1 = static_cast<float>(m_config.adamBeta1);
+    const auto b2 = static_cast<float>(m_config.adamBeta2);
+    m_adamFirst = b1 * m_adamFirst + (1.0f - b1) * m_gradient;
+    m_adamSecond = b2 * m_adamSecond + (1.0f - b2) * m_gradient.cwiseAbs2();
+    const double firstCorrection = 1.0 - std::pow(m_config.adamBeta1, static_cast<double>(m_adamSteps));
+    const double secondCorrection = 1.0 - std::pow(m_config.adamBeta2, static_cast<double>(m_adamSteps));
+    const auto stepSize = static_cast<float>(eta / firstCorrection);
+    const auto root = static_cast<float>(1.0 / std::sqrt(secondCorrection));
+    const auto epsilon = static_cast<float>(m_config.adamEpsilon);
+    theta.array() -= stepSize * m_adamFirst.array() / (m_adamSecond.array().sqrt() * root + epsilon);
   }
 
   // outpert's averaged release (Prop. 3): the mean of the last epoch's iterates.
@@ -632,6 +693,9 @@ class TrainingLoop {
   GradientWorkspace m_workspace;
   Eigen::VectorXf m_gradient;
   Eigen::VectorXf m_noise;  // the current step's noise (when m_noiseStd > 0)
+  Eigen::VectorXf m_velocity;                   // momentum's v
+  Eigen::VectorXf m_adamFirst, m_adamSecond;    // Adam's moment estimates
+  std::int64_t m_adamSteps = 0;
   double m_noiseStd = 0.0;
   std::vector<std::int64_t> m_batch;
   UniformBatchSampler m_uniform;

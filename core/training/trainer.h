@@ -60,6 +60,12 @@ struct TrainerConfig {
   double posteriorBurnIn = 0.5;
   // Data constants computed beforehand (computeDataBounds); unset: create() computes them.
   std::optional<DataBounds> bounds;
+  // The optimiser's constants (the optimiser itself is knobs.optimizer, or the mechanism's own):
+  // heavy-ball momentum μ (PyTorch's convention: v ← μv + g, θ ← θ − ηv), and Adam's β₁, β₂, ε.
+  double momentum = 0.9;
+  double adamBeta1 = 0.9;
+  double adamBeta2 = 0.999;
+  double adamEpsilon = 1e-8;
 };
 
 // A value the run uses instead of the caller's knob, and why (shown beside the knob's value).
@@ -77,6 +83,7 @@ struct ResolvedRun {
   bool epsilonIsEstimate = false;          // the accountant's ε is an estimate, not a proven bound (gdp)
   Params accountantParams;                 // the run as its accountant sees it (n, m, K, σ, η, L, β, …)
   Sampling sampling = Sampling::kPoisson;  // the sampler the run uses
+  Optimizer optimizer = Optimizer::kSgd;   // the optimiser the run uses
   std::int64_t steps = 0;
   std::int64_t stepsPerEpoch = 0;
   int epochs = 0;

@@ -20,7 +20,7 @@ class TestParams : public QObject {
     QTest::newRow("m = 0") << int(Knob::kM) << 0.0 << "[1, n]";
     QTest::newRow("σ = -1") << int(Knob::kSigma) << -1.0 << "[0.05, 100]";
     QTest::newRow("σ = 101") << int(Knob::kSigma) << 101.0 << "[0.05, 100]";
-    QTest::newRow("η = 0") << int(Knob::kEta) << 0.0 << "[1e-06, 10]";
+    QTest::newRow("η = 0") << int(Knob::kEta) << 0.0 << "[1e-06, 100]";
     QTest::newRow("K = 0") << int(Knob::kK) << 0.0 << "[1, 1e+07]";
     QTest::newRow("K = 1.5e7") << int(Knob::kK) << 1.5e7 << "[1, 1e+07]";
     QTest::newRow("α = 1") << int(Knob::kAlpha) << 1.0 << "[1.01, 1024]";
