@@ -3,11 +3,18 @@
 //   dpexplorer --screenshot DIR      computes everything, trains on builtin:digits, audits, computes
 //                                    the frontier, saves PNGs of the main views (explorer, trade-off,
 //                                    training, frontier) to DIR and exits (scripts/screenshot.sh)
+//   dpexplorer --preset ID           starts from a built-in preset (Presets menu; e.g.
+//                                    tramer-boneh-2021-fmnist-scatter-linear)
+//   dpexplorer --screenshot-frontier FILE
+//                                    loads the data, computes the privacy–utility frontier of the
+//                                    knobs (or of --preset), saves the Frontier tab to FILE and exits
 //   dpexplorer --opengl              draws line series through OpenGL (opt-in; raster by default)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
 #include <QTimer>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -16,6 +23,7 @@
 #include "charts/chart_panel.h"
 #include "frontier_panel.h"
 #include "main_window.h"
+#include "presets.h"
 #include "trainer_panel.h"
 
 namespace {
@@ -106,6 +114,52 @@ class ScreenshotSequence {
   QString m_directory;
 };
 
+// The Frontier tab once its frontier is computed for the current knobs and trainer settings: the
+// data (and its features) loaded, the table's ε known, the frontier computed, the tab saved to
+// `file` (exit 1 if it could not be saved, 2 after twenty minutes).
+class FrontierScreenshot {
+ public:
+  FrontierScreenshot(dpx::ui::MainWindow& window, QString file) : m_window(window), m_file(std::move(file)) {}
+
+  void start() {
+    m_window.resize(1600, 1000);
+    dpx::ui::FrontierPanel* frontier = m_window.frontierPanel();
+    frontier->followBox()->setChecked(false);
+    QObject::connect(
+        frontier, &dpx::ui::FrontierPanel::frontierFinished, &m_window,
+        [&window = m_window, file = m_file] {
+          QTimer::singleShot(500, [&window, file] {
+            window.tabs()->setCurrentIndex(dpx::ui::MainWindow::kFrontierTab);
+            QApplication::processEvents();
+            QApplication::exit(window.grab().save(file) ? 0 : 1);
+          });
+        },
+        Qt::SingleShotConnection);
+    QObject::connect(
+        m_window.trainerPanel()->controller(), &dpx::ui::TrainingController::dataReady, &m_window,
+        [&window = m_window] {
+          // The frontier centres on the trainer's target, or on the table's ε once it is known.
+          auto tryCompute = std::make_shared<std::function<void()>>();
+          *tryCompute = [&window, tryCompute] {
+            if (!window.model()->trainer().targetEpsilon && !window.trainerPanel()->tableEpsilon()) {
+              QTimer::singleShot(200, *tryCompute);
+              return;
+            }
+            window.tabs()->setCurrentIndex(dpx::ui::MainWindow::kFrontierTab);
+            window.frontierPanel()->compute();
+          };
+          QTimer::singleShot(0, *tryCompute);
+        },
+        Qt::SingleShotConnection);
+    m_window.trainerPanel()->ensureDataLoaded();
+    QTimer::singleShot(20 * 60 * 1000, QCoreApplication::instance(), [] { QApplication::exit(2); });
+  }
+
+ private:
+  dpx::ui::MainWindow& m_window;
+  QString m_file;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +176,14 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Save screenshots of the main views to DIR and exit."),
                                       QStringLiteral("DIR"));
   parser.addOption(screenshot);
+  const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Start from the built-in preset ID."),
+                                  QStringLiteral("ID"));
+  parser.addOption(preset);
+  const QCommandLineOption frontierShot(
+      QStringLiteral("screenshot-frontier"),
+      QStringLiteral("Compute the privacy-utility frontier, save the Frontier tab to FILE and exit."),
+      QStringLiteral("FILE"));
+  parser.addOption(frontierShot);
   const QCommandLineOption opengl(
       QStringLiteral("opengl"),
       QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
@@ -131,6 +193,27 @@ int main(int argc, char** argv) {
 
   dpx::ui::MainWindow window;
   window.show();
+  if (parser.isSet(preset)) {
+    const QString id = parser.value(preset);
+    bool found = false;
+    for (const dpx::ui::Preset& p : dpx::ui::builtinPresets()) {
+      if (p.id != id) continue;
+      found = window.loadPreset(p);
+      break;
+    }
+    if (!found) {
+      QStringList ids;
+      for (const dpx::ui::Preset& p : dpx::ui::builtinPresets()) ids << p.id;
+      std::fprintf(stderr, "dpexplorer: --preset %s: no such built-in preset (the presets: %s)\n", qPrintable(id),
+                   qPrintable(ids.join(QStringLiteral(", "))));
+      return 2;
+    }
+  }
+  std::optional<FrontierScreenshot> frontierScreenshot;
+  if (parser.isSet(frontierShot)) {
+    frontierScreenshot.emplace(window, parser.value(frontierShot));
+    frontierScreenshot->start();
+  }
   std::optional<ScreenshotSequence> screenshots;
   if (parser.isSet(screenshot)) {
     screenshots.emplace(window, parser.value(screenshot));

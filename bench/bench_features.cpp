@@ -46,9 +46,10 @@ int main(int argc, char** argv) {
     unsetenv("DPX_NO_DATASET_CACHE");
     timeLoad(scatter);  // fills the cache if it was empty
     const double warm = timeLoad(scatter);
-    std::printf("ScatterNet on %lld Fashion-MNIST images, %d threads: cold %.2f s (decoding the pixels alone %.2f s), "
-                "from the dataset cache %.2f s\n",
-                static_cast<long long>(images), effectiveThreads(threads), cold, pixels, warm);
+    std::printf(
+        "ScatterNet on %lld Fashion-MNIST images, %d threads: cold %.2f s (decoding the pixels alone %.2f s), "
+        "from the dataset cache %.2f s\n",
+        static_cast<long long>(images), effectiveThreads(threads), cold, pixels, warm);
 
     const auto transform = *numerics::ScatteringTransform::create({});
     numerics::ScatteringWorkspace workspace = transform->makeWorkspace();

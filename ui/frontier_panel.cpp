@@ -254,7 +254,12 @@ void FrontierPanel::startJob(const FrontierJob& job, std::uint64_t generation) {
 core::Result<FrontierResult> FrontierPanel::runFrontier(const FrontierJob& work, DatasetCache& cache,
                                                         std::uint64_t generation, const std::atomic<bool>& cancel,
                                                         const BackgroundJob::Progress& progress) {
-  DPX_ASSIGN_OR_RETURN(const CachedDataset data, cache.get(work.data));
+  // Features not extracted yet are computed first (cancellable; the bar shows their progress,
+  // then the runs').
+  FeatureExtractionControl extraction;
+  extraction.cancel = &cancel;
+  extraction.progress = progress;
+  DPX_ASSIGN_OR_RETURN(const CachedDataset data, cache.get(work.data, &extraction));
   FrontierRequest request = work.request;
   request.base.bounds = data.bounds;
   FrontierCallbacks callbacks;
@@ -352,9 +357,16 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
     m_chart->setCurve(QStringLiteral("sgd"), QStringLiteral("non-private"), ceiling, style);
     m_chart->refreshAxes();
   }
-  m_status->setText(QStringLiteral("%1 runs in %2 s%3.")
+  // Which data (and features) the points are about: a frontier is a fact about one preprocessing.
+  const QString data =
+      m_running ? QStringLiteral(" on %1%2")
+                      .arg(QString::fromStdString(m_running->data.source),
+                           m_running->data.features == FeatureKind::kRaw ? QString()
+                                                                         : QStringLiteral(" (ScatterNet features)"))
+                : QString();
+  m_status->setText(QStringLiteral("%1 runs%2 in %3 s%4.")
                         .arg(result.runs)
-                        .arg(number(result.seconds, 3))
+                        .arg(data, number(result.seconds, 3))
                         .arg(result.cancelled ? QStringLiteral(" (cancelled)") : QString()));
   m_progress->setValue(1000);
   m_result = std::move(result);

@@ -95,6 +95,13 @@ void ParameterModel::setNeighbouring(std::optional<core::Neighbouring> relation)
   pushParams(after, QStringLiteral("neighbouring relation"), -1, 0);
 }
 
+void ParameterModel::setOptimizer(std::optional<core::Optimizer> optimizer) {
+  if (m_state.params.optimizer == optimizer) return;
+  Params after = m_state.params;
+  after.optimizer = optimizer;
+  pushParams(after, QStringLiteral("optimiser"), -1, 0);
+}
+
 void ParameterModel::setAveraged(bool averaged) {
   if (m_state.params.averaged == averaged) return;
   Params after = m_state.params;

@@ -19,12 +19,17 @@
 #include "accounting/accountant.h"
 #include "accounting/configuration_check.h"
 #include "common/params.h"
+#include "training/dataset.h"
 
 namespace dpx::ui {
 
 // What the trainer runs, besides the knobs.
 struct TrainerSettings {
   QString source = QStringLiteral("builtin:digits");  // "builtin:digits", a file path, …
+  // What the model sees of each record: raw values, or ScatterNet features of images; and the
+  // per-record scaling (unset: unit norm).
+  core::training::FeatureKind features = core::training::FeatureKind::kRaw;
+  std::optional<core::training::FeatureScaling> scaling;
   QStringList mechanisms{QStringLiteral("dp-sgld"), QStringLiteral("dp-sgd"), QStringLiteral("sgd")};
   bool calibrate = true;  // calibrate each mechanism to the target ε
   // The target; unset: follow the ε the table shows for the current knobs (the rdp row).
@@ -60,6 +65,7 @@ class ParameterModel : public QObject {
   void setSchedule(core::Schedule schedule);
   void setSampling(std::optional<core::Sampling> sampling);
   void setNeighbouring(std::optional<core::Neighbouring> relation);
+  void setOptimizer(std::optional<core::Optimizer> optimizer);
   void setAveraged(bool averaged);
   void setAll(const core::Params& params, const QString& description);  // one step
   void setState(const ModelState& state, const QString& description);   // presets: one step

@@ -58,6 +58,7 @@ void ParameterPanel::buildAdvancedSettings(QGroupBox* advanced) {
   form->addRow(QStringLiteral("Schedule"), m_schedule);
   form->addRow(QStringLiteral("Sampling"), m_sampling);
   form->addRow(QStringLiteral("Neighbours"), m_neighbouring);
+  form->addRow(QStringLiteral("Optimiser"), m_optimizer);
   form->addRow(QStringLiteral("Batch average"), m_batchAverage);
   form->addRow(QStringLiteral("RDP → (ε, δ)"), m_conversion);
   static_cast<QVBoxLayout*>(advanced->layout())->addLayout(form);
@@ -87,6 +88,18 @@ void ParameterPanel::buildSettingBoxes(QGroupBox* advanced) {
   m_neighbouring->addItem(QStringLiteral("each accountant's own"), -1);
   m_neighbouring->addItem(QStringLiteral("add/remove one record"), static_cast<int>(core::Neighbouring::kAddRemove));
   m_neighbouring->addItem(QStringLiteral("replace one record"), static_cast<int>(core::Neighbouring::kReplaceOne));
+  m_optimizer = new QComboBox(advanced);
+  m_optimizer->setObjectName(QStringLiteral("optimizerBox"));
+  m_optimizer->addItem(QStringLiteral("each mechanism's own"), -1);
+  m_optimizer->addItem(QStringLiteral("plain SGD steps"), static_cast<int>(core::Optimizer::kSgd));
+  m_optimizer->addItem(QStringLiteral("momentum 0.9"), static_cast<int>(core::Optimizer::kMomentum));
+  m_optimizer->addItem(QStringLiteral("Adam"), static_cast<int>(core::Optimizer::kAdam));
+  m_optimizer->setToolTip(
+      QStringLiteral("How a step uses the (privatised) gradient. Each mechanism's own: momentum 0.9 for "
+                     "non-private SGD, plain steps for the private mechanisms. For DP-SGD momentum and Adam are "
+                     "post-processing (the same ε), though at small batches momentum amplifies the noise; the "
+                     "Langevin, cyclic, output-perturbation, SG-MCMC and last-iterate analyses assume plain "
+                     "steps and are greyed with the reason."));
   m_batchAverage = new QComboBox(advanced);
   m_batchAverage->setObjectName(QStringLiteral("batchAverageBox"));
   m_batchAverage->addItem(QStringLiteral("sum / m (expected size)"),
@@ -121,6 +134,10 @@ void ParameterPanel::connectSettings() {
     m_model->setNeighbouring(v < 0 ? std::nullopt
                                    : std::optional<core::Neighbouring>(static_cast<core::Neighbouring>(v)));
   });
+  connect(m_optimizer, &QComboBox::activated, this, [this](int) {
+    const int v = m_optimizer->currentData().toInt();
+    m_model->setOptimizer(v < 0 ? std::nullopt : std::optional<core::Optimizer>(static_cast<core::Optimizer>(v)));
+  });
   connect(m_batchAverage, &QComboBox::activated, this, [this](int) {
     m_model->setBatchAverage(static_cast<core::accounting::BatchAverage>(m_batchAverage->currentData().toInt()));
   });
@@ -138,6 +155,8 @@ void ParameterPanel::refresh() {
   const QSignalBlocker b4(m_averaged);
   const QSignalBlocker b5(m_conversion);
   const QSignalBlocker b6(m_batchAverage);
+  const QSignalBlocker b7(m_optimizer);
+  m_optimizer->setCurrentIndex(m_optimizer->findData(p.optimizer ? static_cast<int>(*p.optimizer) : -1));
   m_schedule->setCurrentIndex(m_schedule->findData(static_cast<int>(p.schedule)));
   m_sampling->setCurrentIndex(m_sampling->findData(p.sampling ? static_cast<int>(*p.sampling) : -1));
   m_neighbouring->setCurrentIndex(m_neighbouring->findData(p.neighbouring ? static_cast<int>(*p.neighbouring) : -1));

@@ -41,6 +41,7 @@ class ParameterPanel : public QWidget {
   QComboBox* m_schedule;
   QComboBox* m_sampling;
   QComboBox* m_neighbouring;
+  QComboBox* m_optimizer;
   QComboBox* m_batchAverage;
   QComboBox* m_conversion;
   QCheckBox* m_averaged;

@@ -36,9 +36,11 @@ const QStringList kTopLevelKeys{QStringLiteral("format"), QStringLiteral("versio
                                 QStringLiteral("name"),   QStringLiteral("description"),    QStringLiteral("source"),
                                 QStringLiteral("notes"),  QStringLiteral("target_epsilon"), QStringLiteral("params"),
                                 QStringLiteral("trainer")};
-const QStringList kTrainerKeys{QStringLiteral("data"), QStringLiteral("mechanisms"), QStringLiteral("epochs")};
-const QStringList kParamsExtraKeys{QStringLiteral("epochs"), QStringLiteral("schedule"), QStringLiteral("sampling"),
-                                   QStringLiteral("neighbouring"), QStringLiteral("averaged")};
+const QStringList kTrainerKeys{QStringLiteral("data"), QStringLiteral("mechanisms"), QStringLiteral("epochs"),
+                               QStringLiteral("features"), QStringLiteral("scaling")};
+const QStringList kParamsExtraKeys{QStringLiteral("epochs"),    QStringLiteral("schedule"),
+                                   QStringLiteral("sampling"),  QStringLiteral("neighbouring"),
+                                   QStringLiteral("optimizer"), QStringLiteral("averaged")};
 
 QString number(double value) { return QString::fromStdString(core::formatNumber(value)); }
 
@@ -143,7 +145,7 @@ Status readKnob(const Reader& r, const core::KnobInfo& info, const QJsonValue& v
   return Status::ok();
 }
 
-// "schedule", "sampling" or "neighbouring": a name core parses.
+// "schedule", "sampling", "neighbouring" or "optimizer": a name core parses.
 Status readChoice(const Reader& r, const QString& key, const QJsonValue& v, const QString& path, core::Params& params) {
   if (!v.isString()) return r.typeError(path, QStringLiteral("a string"), v);
   const std::string name = v.toString().toStdString();
@@ -153,6 +155,13 @@ Status readChoice(const Reader& r, const QString& key, const QJsonValue& v, cons
       return r.fail(path,
                     QStringLiteral("unknown schedule \"%1\" (expected constant or decreasing)").arg(v.toString()));
     params.schedule = *s;
+  } else if (key == QLatin1String("optimizer")) {
+    const auto o = core::parseOptimizer(name);
+    if (!o) {
+      return r.fail(path,
+                    QStringLiteral("unknown optimizer \"%1\" (expected sgd, momentum or adam)").arg(v.toString()));
+    }
+    params.optimizer = *o;
   } else if (key == QLatin1String("sampling")) {
     const auto s = core::parseSampling(name);
     if (!s) {
@@ -181,7 +190,7 @@ Status readParamsKey(const Reader& r, const QString& key, const QJsonValue& v, c
   } else if (key == QLatin1String("epochs")) {
     DPX_ASSIGN_OR_RETURN(steps.epochs, r.positiveNumber(v, path));
   } else if (key == QLatin1String("schedule") || key == QLatin1String("sampling") ||
-             key == QLatin1String("neighbouring")) {
+             key == QLatin1String("neighbouring") || key == QLatin1String("optimizer")) {
     DPX_RETURN_IF_ERROR(readChoice(r, key, v, path, params));
   } else if (key == QLatin1String("averaged")) {
     if (!v.isBool()) return r.typeError(path, QStringLiteral("true or false"), v);
@@ -255,6 +264,22 @@ Status readTrainer(const Reader& r, const QJsonValue& value, Preset& preset) {
   if (o.contains(QStringLiteral("epochs"))) {
     DPX_ASSIGN_OR_RETURN(preset.trainerEpochs,
                          r.positiveNumber(o.value(QStringLiteral("epochs")), base + QStringLiteral(".epochs")));
+  }
+  if (o.contains(QStringLiteral("features"))) {
+    const QString path = base + QStringLiteral(".features");
+    DPX_ASSIGN_OR_RETURN(const QString name, r.string(o, QStringLiteral("features"), path, true));
+    const auto kind = core::training::parseFeatureKind(name.toStdString());
+    if (!kind) return r.fail(path, QStringLiteral("unknown features \"%1\" (expected raw or scatternet)").arg(name));
+    preset.trainerFeatures = *kind;
+  }
+  if (o.contains(QStringLiteral("scaling"))) {
+    const QString path = base + QStringLiteral(".scaling");
+    DPX_ASSIGN_OR_RETURN(const QString name, r.string(o, QStringLiteral("scaling"), path, true));
+    const auto scaling = core::training::parseFeatureScaling(name.toStdString());
+    if (!scaling) {
+      return r.fail(path, QStringLiteral("unknown scaling \"%1\" (expected unit-norm, clip-norm or none)").arg(name));
+    }
+    preset.trainerScaling = *scaling;
   }
   return Status::ok();
 }
@@ -417,6 +442,9 @@ QJsonObject paramsToJson(const core::Params& p) {
     o.insert(QStringLiteral("neighbouring"),
              QString::fromStdString(std::string(core::neighbouringName(*p.neighbouring))));
   }
+  if (p.optimizer) {
+    o.insert(QStringLiteral("optimizer"), QString::fromStdString(std::string(core::optimizerName(*p.optimizer))));
+  }
   o.insert(QStringLiteral("averaged"), p.averaged);
   return o;
 }
@@ -445,7 +473,8 @@ bool operator==(const Preset& a, const Preset& b) {
   return a.version == b.version && a.id == b.id && a.name == b.name && a.description == b.description &&
          a.source == b.source && sameParams(a.params, b.params) && a.targetEpsilon == b.targetEpsilon &&
          a.notes == b.notes && a.trainerData == b.trainerData && a.trainerMechanisms == b.trainerMechanisms &&
-         a.trainerEpochs == b.trainerEpochs;
+         a.trainerEpochs == b.trainerEpochs && a.trainerFeatures == b.trainerFeatures &&
+         a.trainerScaling == b.trainerScaling;
 }
 
 core::Result<Preset> parsePreset(const QByteArray& json, const QString& what) { return readPreset(json, what); }
@@ -468,6 +497,14 @@ QByteArray serializePreset(const Preset& preset) {
       t.insert(QStringLiteral("mechanisms"), QJsonArray::fromStringList(preset.trainerMechanisms));
     }
     if (preset.trainerEpochs) t.insert(QStringLiteral("epochs"), *preset.trainerEpochs);
+    if (preset.trainerFeatures) {
+      t.insert(QStringLiteral("features"),
+               QString::fromLatin1(core::training::featureKindName(*preset.trainerFeatures).data()));
+    }
+    if (preset.trainerScaling) {
+      t.insert(QStringLiteral("scaling"),
+               QString::fromLatin1(core::training::featureScalingName(*preset.trainerScaling).data()));
+    }
     o.insert(QStringLiteral("trainer"), t);
   }
   return QJsonDocument(o).toJson(QJsonDocument::Indented);
@@ -548,6 +585,8 @@ Preset presetFromState(const ModelState& state, const QString& name) {
   Preset preset = presetFromParams(state.params, name);
   preset.trainerData = state.trainer.source;
   preset.trainerMechanisms = state.trainer.mechanisms;
+  if (state.trainer.features != core::training::FeatureKind::kRaw) preset.trainerFeatures = state.trainer.features;
+  preset.trainerScaling = state.trainer.scaling;
   if (state.trainer.calibrate && state.trainer.targetEpsilon) preset.targetEpsilon = state.trainer.targetEpsilon;
   return preset;
 }
@@ -557,6 +596,11 @@ ModelState stateFromPreset(const Preset& preset, const ModelState& current) {
   state.params = preset.params;
   if (!preset.trainerData.isEmpty()) state.trainer.source = preset.trainerData;
   if (!preset.trainerMechanisms.isEmpty()) state.trainer.mechanisms = preset.trainerMechanisms;
+  // A preset that names its data also says what the model sees of it (raw values unless it says).
+  if (!preset.trainerData.isEmpty()) {
+    state.trainer.features = preset.trainerFeatures.value_or(core::training::FeatureKind::kRaw);
+    state.trainer.scaling = preset.trainerScaling;
+  }
   state.trainer.calibrate = preset.targetEpsilon.has_value();
   state.trainer.targetEpsilon = preset.targetEpsilon;
   // The paper's n stays on the knob (its accountants reproduce the published numbers); runs use

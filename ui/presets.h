@@ -11,7 +11,9 @@
 //     "params": { "n": 60000, "m": 256, "sigma": 1.3, "epochs": 15, …,
 //                 "schedule": "constant", "sampling": "poisson", "neighbouring": "add-remove",
 //                 "averaged": false },
-//     "trainer": { "data": "builtin:digits", "mechanisms": ["dp-sgd", "sgd"], "epochs": 15 } }
+//     "trainer": { "data": "builtin:digits", "mechanisms": ["dp-sgd", "sgd"], "epochs": 15,
+//                  "features": "raw", "scaling": "unit-norm" } }
+// params may also say "optimizer": "sgd" | "momentum" | "adam" (unset: each mechanism's own).
 // Required: format, version, name, params. Knobs a file leaves out keep core::Params' defaults;
 // "epochs" stands for K = ⌈epochs·n/m⌉ and may not be combined with "K".
 #pragma once
@@ -48,8 +50,14 @@ struct Preset {
   QString trainerData;
   QStringList trainerMechanisms;
   std::optional<double> trainerEpochs;
+  // What the model sees of the data ("features": raw | scatternet) and the per-record
+  // "scaling" (unit-norm | clip-norm | none); unset: raw values, unit norm.
+  std::optional<core::training::FeatureKind> trainerFeatures;
+  std::optional<core::training::FeatureScaling> trainerScaling;
 
-  bool hasTrainer() const { return !trainerData.isEmpty() || !trainerMechanisms.isEmpty() || trainerEpochs; }
+  bool hasTrainer() const {
+    return !trainerData.isEmpty() || !trainerMechanisms.isEmpty() || trainerEpochs || trainerFeatures || trainerScaling;
+  }
 };
 
 // Every knob, enum and flag of the two runs equal (doubles compared exactly: a round trip

@@ -56,6 +56,7 @@ class TrainerPanel : public QWidget {
   QPushButton* pauseButton() const { return m_pause; }
   QPushButton* cancelButton() const { return m_cancel; }
   QComboBox* datasetBox() const { return m_dataset; }
+  QComboBox* featuresBox() const { return m_features; }
   QCheckBox* mechanismBox(core::training::Mechanism m) const { return m_mechanisms.at(m); }
   QCheckBox* liveBox() const { return m_live; }
   QCheckBox* calibrateBox() const { return m_calibrate; }
@@ -76,7 +77,9 @@ class TrainerPanel : public QWidget {
   // The ε the accountant table shows for `params` (the default calibration target).
   void setTableEpsilon(const core::Params& params, std::optional<double> epsilon);
   std::optional<double> tableEpsilon() const { return m_tableEpsilon; }
-  // The key of the current data (source, split seed).
+  // Sets what the model sees (raw values or ScatterNet features): an undoable change.
+  void setFeatures(core::training::FeatureKind features);
+  // The key of the current data (source, features, scaling, split seed).
   core::training::DatasetKey dataKey() const;
 
  Q_SIGNALS:
@@ -110,6 +113,7 @@ class TrainerPanel : public QWidget {
   ParameterModel* m_model;
   TrainingController m_controller;
   QComboBox* m_dataset = nullptr;
+  QComboBox* m_features = nullptr;
   QLabel* m_dataInfo = nullptr;
   std::map<core::training::Mechanism, QCheckBox*> m_mechanisms;
   QLabel* m_knobSummary = nullptr;

@@ -8,6 +8,7 @@
 #include "common/format.h"
 #include "common/parallel.h"
 #include "compute/analytics.h"
+#include "training/feature_extraction.h"
 
 namespace dpx::ui {
 
@@ -29,6 +30,7 @@ DataInfo infoOf(const DatasetKey& key, const CachedDataset& entry) {
   info.testRecords = entry.data->test.size();
   info.dimension = entry.data->train.dimension();
   info.classes = entry.data->train.numClasses;
+  info.features = key.features;
   info.loadSeconds = entry.loadSeconds;
   return info;
 }
@@ -104,7 +106,8 @@ void TrainingController::loadData(const DatasetKey& key) {
   }
   // Loads are rare (a new source or seed): one thread each, joined at shutdown.
   m_loaders.emplace_back([this, key] {
-    Result<CachedDataset> entry = m_cache->get(key);
+    const FeatureExtractionControl extraction = extractionReporter(key, nullptr);
+    Result<CachedDataset> entry = m_cache->get(key, &extraction);
     const QString source = QString::fromStdString(key.source);
     if (!entry) {
       const QString message = QString::fromStdString(entry.status().message());
@@ -118,6 +121,23 @@ void TrainingController::loadData(const DatasetKey& key) {
   });
 }
 
+FeatureExtractionControl TrainingController::extractionReporter(const DatasetKey& key,
+                                                                const std::atomic<bool>* cancel) {
+  FeatureExtractionControl control;
+  control.cancel = cancel;
+  if (key.features == FeatureKind::kRaw) return control;
+  const QString source = QString::fromStdString(key.source);
+  // At most a hundred updates: the extraction reports every 64 images.
+  auto last = std::make_shared<std::atomic<int>>(-1);
+  control.progress = [this, source, last](double fraction) {
+    const int percent = static_cast<int>(fraction * 100);
+    if (last->exchange(percent) == percent) return;
+    QMetaObject::invokeMethod(
+        this, [this, source, fraction] { Q_EMIT dataProgress(source, fraction); }, Qt::QueuedConnection);
+  };
+  return control;
+}
+
 std::optional<DataInfo> TrainingController::dataInfo(const DatasetKey& key) const {
   const auto entry = m_cache->peek(key);
   if (!entry) return std::nullopt;
@@ -125,13 +145,35 @@ std::optional<DataInfo> TrainingController::dataInfo(const DatasetKey& key) cons
 }
 
 std::optional<double> TrainingController::estimateSeconds(const TrainingRequest& request) const {
-  const auto info = dataInfo(request.data);
+  std::optional<DataInfo> info = dataInfo(request.data);
+  double extraction = 0.0;
+  if (!info && request.data.features != FeatureKind::kRaw) {
+    // Features not computed yet: their extraction from the raw data, if that is loaded (at any
+    // scaling: the images' number and shape are what the extraction's time depends on).
+    DatasetKey raw = request.data;
+    raw.features = FeatureKind::kRaw;
+    raw.scaling.reset();
+    std::optional<CachedDataset> pixels = m_cache->peek(raw);
+    if (!pixels) {
+      raw.scaling = FeatureScaling::kNone;
+      pixels = m_cache->peek(raw);
+    }
+    if (!pixels || !pixels->data->train.image) return std::nullopt;
+    const ImageShape shape = *pixels->data->train.image;
+    const qint64 images = pixels->data->train.size() + pixels->data->test.size();
+    extraction = scatterNetSecondsEstimate(images, shape, request.base.threads);
+    info = DataInfo{};
+    info->trainRecords = pixels->data->train.size();
+    info->testRecords = pixels->data->test.size();
+    info->dimension = scatterNetDimension(shape);
+    info->classes = pixels->data->train.numClasses;
+  }
   if (!info) return std::nullopt;
   double work = 0.0;
   for (std::size_t i = 0; i < request.mechanisms.size(); ++i) {
     work += trainingWork(request.base, info->trainRecords, info->testRecords, info->dimension, info->classes);
   }
-  return work / m_rate;
+  return extraction + work / m_rate;
 }
 
 void TrainingController::start(const TrainingRequest& request) {
@@ -186,7 +228,9 @@ void TrainingController::wait() {
 
 void TrainingController::work(TrainingRequest request, std::shared_ptr<TrainingControl> control) {
   core::Status target = resolveTableTarget(request);
-  Result<CachedDataset> data = target.isOk() ? m_cache->get(request.data) : Result<CachedDataset>(target);
+  // The run's cancel also stops an extraction it waits for.
+  const FeatureExtractionControl extraction = extractionReporter(request.data, control->cancelFlag());
+  Result<CachedDataset> data = target.isOk() ? m_cache->get(request.data, &extraction) : Result<CachedDataset>(target);
   if (!data) {
     const QString message = QString::fromStdString(data.status().message());
     QMetaObject::invokeMethod(

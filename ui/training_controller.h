@@ -44,6 +44,7 @@ struct DataInfo {
   qint64 testRecords = 0;
   int dimension = 0;
   int classes = 0;
+  core::training::FeatureKind features = core::training::FeatureKind::kRaw;
   double loadSeconds = 0.0;
 };
 
@@ -72,14 +73,17 @@ class TrainingController : public QObject {
   const std::optional<TrainingRequest>& lastRequest() const { return m_request; }
 
   // Seconds the request would take on this machine: training and per-epoch evaluation work over
-  // the measured rate (a conservative prior before the first run), plus loading when the data
-  // is not in the cache yet. Nullopt when the data's size is unknown (not loaded).
+  // the measured rate (a conservative prior before the first run), plus the features'
+  // extraction when they are not computed yet but the source's raw data is loaded (then its
+  // size is known). Nullopt when the data's size is unknown (not loaded).
   std::optional<double> estimateSeconds(const TrainingRequest& request) const;
   // Parameter·examples per second measured on the last finished request (or the prior).
   double measuredRate() const { return m_rate; }
 
  Q_SIGNALS:
   void dataReady(const QString& source, const dpx::ui::DataInfo& info);
+  // Features are being extracted for `source` (fraction done), before dataReady.
+  void dataProgress(const QString& source, double fraction);
   void dataFailed(const QString& source, const QString& message);
   void started();
   void runStarted(const QString& mechanism, const QString& details);
@@ -98,6 +102,9 @@ class TrainingController : public QObject {
   void postFailure(const QString& id, const core::Status& status);
   void postResult(const QString& id, std::size_t index, core::training::TrainingResult result);
   void onWorkerEnded(bool cancelled, double workUnits, double seconds);
+  // Extraction progress of `key`'s features, posted to the GUI thread as dataProgress.
+  core::training::FeatureExtractionControl extractionReporter(const core::training::DatasetKey& key,
+                                                              const std::atomic<bool>* cancel);
   std::shared_ptr<core::training::DatasetCache> m_cache;
   std::thread m_thread;
   std::vector<std::thread> m_loaders;

@@ -103,8 +103,8 @@ void addKnobOptions(CommandLine& parser) {
                    "name");
   parser.addOption("averaged", "outpert: release the average of the last epoch (Prop. 3)");
   parser.addOption("optimizer",
-                   "the run's optimiser: sgd | momentum | adam (default: each mechanism's own — momentum for dp-sgd "
-                   "and sgd, plain steps for the analyses that follow the iterates)",
+                   "the run's optimiser: sgd | momentum | adam (default: each mechanism's own — momentum 0.9 for "
+                   "sgd, plain steps for the private mechanisms)",
                    "name");
 }
 
@@ -201,12 +201,14 @@ Params defaultKnobs(KnobContext context) {
   return p;
 }
 
-// --n, --m, --sigma, …: each a number in its knob's range, which the message names.
-Status readNumericKnobs(const CommandLine& parser, Params& p) {
+// --n, --m, --sigma, …: each a number in its knob's range, which the message names. Training
+// also takes --eta auto (the trainer sets η = 1/(2β) from the data's smoothness bound).
+Status readNumericKnobs(const CommandLine& parser, Params& p, KnobContext context) {
   for (const KnobInfo& info : core::knobInfos()) {
     const std::string flag = std::string(info.key);
     if (!parser.isSet(flag)) continue;
     const std::string raw = parser.value(flag);
+    if (context == KnobContext::kTraining && info.knob == Knob::kEta && raw == "auto") continue;
     DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, raw));
     if (Status s = core::validateKnob(info.knob, value); !s.isOk()) {
       return Status::invalidArgument("--" + std::string(info.key) + " " + raw + ": " + core::knobRequirement(info));
@@ -243,8 +245,8 @@ Status readNamedKnobs(const CommandLine& parser, Params& p) {
                                                     core::parseNeighbouring, "add-remove or replace-one"));
   }
   if (parser.isSet("optimizer")) {
-    DPX_ASSIGN_OR_RETURN(p.optimizer, parseNamed("optimizer", parser.value("optimizer"), core::parseOptimizer,
-                                                 "sgd, momentum or adam"));
+    DPX_ASSIGN_OR_RETURN(
+        p.optimizer, parseNamed("optimizer", parser.value("optimizer"), core::parseOptimizer, "sgd, momentum or adam"));
   }
   p.averaged = parser.isSet("averaged");
   return Status::ok();
@@ -265,7 +267,7 @@ Result<double> positiveUpTo(const CommandLine& parser, std::string_view name, do
 
 Result<Params> knobsFromParser(const CommandLine& parser, KnobContext context) {
   Params p = defaultKnobs(context);
-  DPX_RETURN_IF_ERROR(readNumericKnobs(parser, p));
+  DPX_RETURN_IF_ERROR(readNumericKnobs(parser, p, context));
   // Training counts epochs itself, and n comes from the data: no K to set, nothing to cross-check.
   if (context == KnobContext::kTraining) {
     DPX_RETURN_IF_ERROR(readNamedKnobs(parser, p));

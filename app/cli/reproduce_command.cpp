@@ -69,17 +69,17 @@ void writeJson(std::ostream& out, const Reproduction& r) {
 void writeText(std::ostream& out, const Reproduction& r) {
   out << r.experiment << ": " << r.title << "\n" << r.citation << "\n" << r.data << "\n\n";
   for (const ReproducedRow& row : r.rows) {
-    out << row.name << "\n  published " << (row.published ? percent(*row.published) : std::string("—"))
-        << ", measured " << percent(row.measuredMean) << " [" << percent(row.measuredMin) << ", "
-        << percent(row.measuredMax) << "] over " << row.perSeed.size() << (row.perSeed.size() == 1 ? " seed" : " seeds");
+    out << row.name << "\n  published " << (row.published ? percent(*row.published) : std::string("—")) << ", measured "
+        << percent(row.measuredMean) << " [" << percent(row.measuredMin) << ", " << percent(row.measuredMax)
+        << "] over " << row.perSeed.size() << (row.perSeed.size() == 1 ? " seed" : " seeds");
     if (row.published) {
       const double gap = 100 * (row.measuredMean - *row.published);
       out << " (" << (gap >= 0 ? "+" : "") << formatNumber(gap, 2) << " points)";
     }
     out << "\n  ";
     if (row.epsilon) {
-      out << "ε = " << formatNumber(*row.epsilon, 6) << " at δ = " << formatNumber(row.delta) << ", σ = "
-          << formatNumber(*row.sigma, 6) << ", " << row.accountant;
+      out << "ε = " << formatNumber(*row.epsilon, 6) << " at δ = " << formatNumber(row.delta)
+          << ", σ = " << formatNumber(*row.sigma, 6) << ", " << row.accountant;
     } else {
       out << "not private";
     }

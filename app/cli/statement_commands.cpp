@@ -464,6 +464,10 @@ Result<Params> readRun(const JsonValue& statement) {
                        readScheme(*run, "sampling", core::parseSampling, "poisson, uniform, cyclic or shuffle"));
   DPX_ASSIGN_OR_RETURN(p.neighbouring,
                        readScheme(*run, "neighbouring", core::parseNeighbouring, "add-remove or replace-one"));
+  // Statements written before optimisers were recorded have none: the accountants' own steps.
+  if (run->find("optimizer")) {
+    DPX_ASSIGN_OR_RETURN(p.optimizer, readScheme(*run, "optimizer", core::parseOptimizer, "sgd, momentum or adam"));
+  }
   DPX_ASSIGN_OR_RETURN(const JsonValue* averaged,
                        field(*run, "averaged", "run.averaged", JsonValue::Type::kBool, "true or false"));
   p.averaged = averaged->asBool();

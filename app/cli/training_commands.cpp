@@ -41,6 +41,7 @@ void addTrainingOptions(CommandLine& parser) {
                    "GroupNorm's bound, ‖x‖ < 63)",
                    "name");
   parser.addOption("momentum", "heavy-ball coefficient μ of --optimizer momentum, in [0, 1) (default 0.9)", "mu");
+  // --eta (a knob flag) also takes "auto" here: η = 1/(2β), β = (R² + 1)/2 + λ for rows of norm ≤ R.
   parser.addOption("json", "machine-readable JSON output");
   parser.addOption("quiet", "no per-epoch lines on stderr");
 }
@@ -85,6 +86,7 @@ Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
     }
   }
   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
+  config.etaFromSmoothness = parser.isSet("eta") && parser.value("eta") == "auto";
   if (parser.isSet("momentum")) {
     DPX_ASSIGN_OR_RETURN(config.momentum, parseNumber("momentum", parser.value("momentum")));
     if (!(config.momentum >= 0.0 && config.momentum < 1.0)) {
@@ -239,7 +241,8 @@ int commandTrain(const Arguments& args, Io& io) {
   addTrainingOptions(parser);
   if (auto code = parseOrExit(parser, args, io,
                               "train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
-                              "--lambda 1e-6 --epochs 10; momentum 0.9 for dp-sgd and sgd)")) {
+                              "--lambda 1e-6 --epochs 10; momentum 0.9 for sgd). --eta auto: η = 1/(2β) for the "
+                              "data's smoothness bound β = (R² + 1)/2 + λ")) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);

@@ -119,7 +119,8 @@ Result<Inputs> inputsFromParser(const CommandLine& parser) {
     return Status::invalidArgument("--mechanism '" + mechanism + "': must be dp-sgld or sgld-posterior");
   }
   DPX_ASSIGN_OR_RETURN(in.target, targetEpsilonOption(parser));
-  in.etaGiven = parser.isSet("eta");
+  // --eta auto is the default for dp-sgld (1/(2β)) and not a step for sgld-posterior.
+  in.etaGiven = parser.isSet("eta") && parser.value("eta") != "auto";
   in.sigmaGiven = parser.isSet("sigma");
   const bool withData = parser.isSet("data");
   DPX_ASSIGN_OR_RETURN(in.p, knobsFromParser(parser, withData ? KnobContext::kTraining : KnobContext::kAccounting));
@@ -472,6 +473,7 @@ void addUtilityOptions(CommandLine& parser) {
   parser.addOption("test-fraction", "with --data: share held out when the source has no test set (default 0.2)", "F");
   parser.addOption("label-column", "CSV: 0-based label column, negative from the end", "i");
   parser.addOption("scaling", "with --data: feature rows unit-norm (default) | clip-norm | none", "name");
+  parser.addOption("features", "with --data: raw (default) | scatternet (ScatterNet features of images)", "name");
   parser.addOption("json", "machine-readable JSON output");
 }
 

@@ -82,6 +82,10 @@ Result<OutputPerturbationConstants> outputPerturbationConstants(const Params& p)
   }
   if (c.rho < 1.0) c.sensitivityLimit = perVisit / (c.rho == 0.0 ? 1.0 : -std::expm1(k * logRho));
   c.noiseStd = p.sigma * c.sensitivity;
+  if (!std::isfinite(c.noiseStd) || c.noiseStd > 1e300) {
+    return Status::numericalIssue("the output noise s = σΔ_E exceeds 1e300: ρ = " + formatNumber(c.rho) +
+                                  " expands the gap over " + std::to_string(c.epochs) + " epochs");
+  }
   return c;
 }
 
@@ -158,7 +162,8 @@ OutputPerturbationAccountant::OutputPerturbationAccountant()
                                   "N(0, (σΔ)²I)",
                                   "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, "
                                   "|1−ηβ|) < 1",
-                                  "replace-one neighbours"}},
+                                  "replace-one neighbours"},
+                   .plainGradientSteps = true},
               .nativeKeys = {"rho", "Delta", "Delta_inf"},
               .color = 0x8c564b,
           },

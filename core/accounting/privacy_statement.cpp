@@ -185,6 +185,7 @@ void writeRun(JsonWriter& json, const Params& p) {
   json.field("schedule", scheduleName(p.schedule));
   json.field("sampling", schemeText(p.sampling));
   json.field("neighbouring", relationText(p.neighbouring));
+  json.field("optimizer", p.optimizer ? std::string(optimizerName(*p.optimizer)) : std::string(kEachAccountantsOwn));
   json.field("averaged", p.averaged);
   json.field("epochs", p.epochs());
   json.field("sampling_rate", p.q());

@@ -327,7 +327,8 @@ SgmcmcAccountant::SgmcmcAccountant()
                                   "to L",
                                   "Langevin noise N(0, η_t/N): effective noise multiplier σ_t = τ/(L√(η_t N))",
                                   "schedule: constant η, or η_t = η·t^{−1/3} when the schedule is decreasing",
-                                  "every sample (iterate) may be released; add/remove neighbours"}},
+                                  "every sample (iterate) may be released; add/remove neighbours"},
+                   .plainGradientSteps = true},
               .nativeKeys = {"sigma_eff"},
               .color = 0x17becf,
               // The Langevin noise N(0, η_t/N) is fixed by the step size: σ does not enter.

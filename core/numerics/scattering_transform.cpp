@@ -273,17 +273,17 @@ struct ScatteringWorkspace::Buffers {
   using Aligned = std::unique_ptr<T[], FftwFreeDeleter>;
   // The L maps of one scale at one level, side by side (the batched transforms' layout).
   struct Stage {
-    Aligned<fftw_complex> filtered;  // products of spectrum and filter, aliases averaged
+    Aligned<fftw_complex> filtered;   // products of spectrum and filter, aliases averaged
     Aligned<fftw_complex> convolved;  // their inverse DFTs
     Aligned<double> moduli;           // |·| of those
     Aligned<fftw_complex> halves;     // half spectra of the moduli (first order, where a second follows)
   };
-  Aligned<double> padded;                // the padded image
-  Aligned<fftw_complex> imageHalf;       // its half spectrum
-  Aligned<fftw_complex> imageSpectrum;   // and its full spectrum
+  Aligned<double> padded;                 // the padded image
+  Aligned<fftw_complex> imageHalf;        // its half spectrum
+  Aligned<fftw_complex> imageSpectrum;    // and its full spectrum
   Aligned<fftw_complex> modulusSpectrum;  // full spectrum of one first-order modulus
-  std::vector<Stage> first;              // per level: the first order's maps
-  std::vector<Stage> second;             // per level: one first-order map's second-order maps
+  std::vector<Stage> first;               // per level: the first order's maps
+  std::vector<Stage> second;              // per level: one first-order map's second-order maps
   std::vector<double> scratch;            // lowPassMap's rows × kLanes products
 };
 
@@ -323,7 +323,8 @@ Result<std::shared_ptr<const ScatteringTransform>> ScatteringTransform::create(c
 
 Result<std::shared_ptr<const ScatteringTransform>> ScatteringTransform::build(const ScatteringGeometry& g) {
   if (g.scales < 1 || g.scales > 4) {
-    return Status::invalidArgument("scattering scales J = " + std::to_string(g.scales) + " is out of range: must be in [1, 4]");
+    return Status::invalidArgument("scattering scales J = " + std::to_string(g.scales) +
+                                   " is out of range: must be in [1, 4]");
   }
   if (g.angles < 1 || g.angles > 16) {
     return Status::invalidArgument("scattering angles L = " + std::to_string(g.angles) +
@@ -429,8 +430,8 @@ Result<std::shared_ptr<const ScatteringTransform>> ScatteringTransform::build(co
       f.inverse.push_back(fftw_plan_many_dft(2, dims, angles, a, nullptr, 1, points, b, nullptr, 1, points,
                                              FFTW_BACKWARD, FFTW_PATIENT));
       const bool needsForward = res + 1 < g.scales;  // a second order follows this level's moduli
-      f.forward.push_back(needsForward ? fftw_plan_many_dft_r2c(2, dims, angles, real, nullptr, 1, points, a, nullptr, 1,
-                                                                halfPoints, FFTW_PATIENT)
+      f.forward.push_back(needsForward ? fftw_plan_many_dft_r2c(2, dims, angles, real, nullptr, 1, points, a, nullptr,
+                                                                1, halfPoints, FFTW_PATIENT)
                                        : nullptr);
       fftw_free(real);
       fftw_free(a);
@@ -532,12 +533,14 @@ void ScatteringTransform::pad(std::span<const Pixel> image, ScatteringWorkspace&
   }
 }
 
-void ScatteringTransform::apply(std::span<const float> image, std::span<double> out, ScatteringWorkspace& workspace) const {
+void ScatteringTransform::apply(std::span<const float> image, std::span<double> out,
+                                ScatteringWorkspace& workspace) const {
   pad(image, workspace);
   transformPadded(out, workspace);
 }
 
-void ScatteringTransform::apply(std::span<const double> image, std::span<double> out, ScatteringWorkspace& workspace) const {
+void ScatteringTransform::apply(std::span<const double> image, std::span<double> out,
+                                ScatteringWorkspace& workspace) const {
   pad(image, workspace);
   transformPadded(out, workspace);
 }

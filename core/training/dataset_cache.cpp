@@ -12,7 +12,7 @@ std::optional<CachedDataset> DatasetCache::peek(const DatasetKey& key) const {
   return std::nullopt;
 }
 
-Result<CachedDataset> DatasetCache::get(const DatasetKey& key) {
+Result<CachedDataset> DatasetCache::get(const DatasetKey& key, const FeatureExtractionControl* extraction) {
   {
     std::lock_guard lock(m_mutex);
     for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
@@ -25,6 +25,9 @@ Result<CachedDataset> DatasetCache::get(const DatasetKey& key) {
   const auto start = std::chrono::steady_clock::now();
   LoadOptions options;
   options.labelColumn = key.labelColumn;
+  options.features = key.features;
+  options.scaling = key.scaling;
+  options.extraction = extraction;
   DPX_ASSIGN_OR_RETURN(LoadedData loaded, loadData(key.source, options));
   CachedDataset entry;
   entry.description = loaded.description;

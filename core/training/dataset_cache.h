@@ -1,7 +1,8 @@
 // Loaded and split datasets kept for reuse: the trainer, the frontier and the audit of the GUI
 // all read the same split of the same source, and a live re-run must not re-read a file. Keyed
-// by (source, label column, test fraction, split seed); the few most recent entries are kept
-// (a decoded Fashion-MNIST is ~220 MB). Thread-safe: loads run on worker threads.
+// by (source, features, scaling, label column, test fraction, split seed); the few most recent
+// entries are kept (a decoded Fashion-MNIST is ~220 MB, its ScatterNet features 1.1 GB).
+// Thread-safe: loads run on worker threads.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,8 @@ namespace dpx::core::training {
 
 struct DatasetKey {
   std::string source;
+  FeatureKind features = FeatureKind::kRaw;
+  std::optional<FeatureScaling> scaling;  // unset: defaultScaling(features)
   int labelColumn = -1;
   double testFraction = 0.2;
   std::uint64_t splitSeed = 1;
@@ -35,8 +38,9 @@ struct CachedDataset {
 class DatasetCache {
  public:
   explicit DatasetCache(std::size_t capacity = 3) : m_capacity(capacity) {}
-  // The cached entry, or loads it (on the calling thread).
-  Result<CachedDataset> get(const DatasetKey& key);
+  // The cached entry, or loads it (on the calling thread); `extraction` reports the features'
+  // extraction when they have to be computed (and can cancel it).
+  Result<CachedDataset> get(const DatasetKey& key, const FeatureExtractionControl* extraction = nullptr);
   std::optional<CachedDataset> peek(const DatasetKey& key) const;
 
  private:

@@ -359,6 +359,8 @@ std::optional<LoadedData> readCachedDataset(const fs::path& file, const std::str
       }
     }
     if (!in.trailerMatches()) return std::nullopt;
+    // Entries are dropped least recently used first (trimDatasetCache): a read counts as a use.
+    fs::last_write_time(file, fs::file_time_type::clock::now(), error);
     return data;
   } catch (...) {
     return std::nullopt;  // out of memory for a huge entry: decode the source instead
@@ -403,7 +405,35 @@ Status writeCachedDataset(const fs::path& file, const std::string& key, const Lo
     fs::remove(temporary, error);
     return Status::ioError("cannot write the dataset cache entry '" + file.string() + "'");
   }
+  trimDatasetCache(file.parent_path(), kDatasetCacheBudgetBytes, file);
   return Status::ok();
+}
+
+void trimDatasetCache(const fs::path& directory, std::uintmax_t budgetBytes, const fs::path& keep) {
+  struct Entry {
+    fs::path path;
+    std::uintmax_t bytes;
+    fs::file_time_type used;
+  };
+  std::vector<Entry> entries;
+  std::uintmax_t total = 0;
+  std::error_code error;
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() != ".dpxdata") continue;
+    std::error_code e;
+    const auto bytes = it->file_size(e);
+    const auto used = e ? fs::file_time_type{} : it->last_write_time(e);
+    if (e) continue;
+    entries.push_back({it->path(), bytes, used});
+    total += bytes;
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& entry : entries) {
+    if (total <= budgetBytes) break;
+    if (entry.path == keep) continue;
+    std::error_code e;
+    if (fs::remove(entry.path, e)) total -= entry.bytes;
+  }
 }
 
 }  // namespace dpx::core::training::detail

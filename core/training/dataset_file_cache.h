@@ -17,9 +17,11 @@
 // what a fresh computation would.
 //
 // The cache only saves time: every failure to read or write it falls back to decoding the source.
-// DPX_NO_DATASET_CACHE=1 in the environment turns it off.
+// DPX_NO_DATASET_CACHE=1 in the environment turns it off. The directory is kept under 4 GiB,
+// least recently used entries first.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,7 +49,17 @@ std::filesystem::path datasetCacheFile(const std::filesystem::path& directory, c
 std::optional<LoadedData> readCachedDataset(const std::filesystem::path& file, const std::string& key,
                                             const LoadOptions& options);
 
-// Stores `data` under `key` in `file` (temporary file, then rename).
+// Stores `data` under `key` in `file` (temporary file, then rename), then trims the directory to
+// kDatasetCacheBudgetBytes.
 Status writeCachedDataset(const std::filesystem::path& file, const std::string& key, const LoadedData& data);
+
+// The cache's size limit: a few sources' decoded data and ScatterNet features (1.1 GB for
+// Fashion-MNIST's) fit; entries of older format versions and sources no longer used age out.
+inline constexpr std::uintmax_t kDatasetCacheBudgetBytes = std::uintmax_t{4} << 30;
+
+// Deletes the least recently used entries of `directory` (by modification time, which a read
+// refreshes) until the entries total at most budgetBytes; never `keep`.
+void trimDatasetCache(const std::filesystem::path& directory, std::uintmax_t budgetBytes,
+                      const std::filesystem::path& keep);
 
 }  // namespace dpx::core::training::detail

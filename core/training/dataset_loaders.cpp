@@ -61,6 +61,8 @@ Dataset subset(const Dataset& data, const std::vector<std::int64_t>& rows, std::
   }
   out.numClasses = data.numClasses;
   out.classNames = data.classNames;
+  out.image = data.image;
+  out.rowNormBound = data.rowNormBound;  // a bound on every row is one on any subset's
   return out;
 }
 
@@ -486,7 +488,7 @@ std::string describeData(const LoadedData& data, const LoadOptions& options) {
                                      std::to_string(data.test->size()) + " test records"
                                : std::to_string(data.train.size()) + " records";
   text += ", " + (options.features == FeatureKind::kRaw ? std::to_string(data.train.dimension()) + " features"
-                                                         : describeFeatures(options.features, data.train.dimension()));
+                                                        : describeFeatures(options.features, data.train.dimension()));
   text += ", " + std::to_string(data.train.numClasses) + " classes, ";
   const FeatureScaling scaling = options.effectiveScaling();
   if (scaling == FeatureScaling::kNone && data.train.rowNormBound) {

@@ -52,8 +52,8 @@ Result<Dataset> scatterNetFeatures(const Dataset& images, const ScatterNetSettin
     return Status::invalidArgument(images.name + ": " + std::to_string(images.dimension()) + " values per record for " +
                                    std::to_string(shape.height) + " × " + std::to_string(shape.width) + " images");
   }
-  DPX_ASSIGN_OR_RETURN(const auto transform,
-                       numerics::ScatteringTransform::create({shape.height, shape.width, settings.scales, settings.angles}));
+  DPX_ASSIGN_OR_RETURN(const auto transform, numerics::ScatteringTransform::create(
+                                                 {shape.height, shape.width, settings.scales, settings.angles}));
   const int channels = transform->channels();
   const int points = transform->outputHeight() * transform->outputWidth();
   if (settings.groups < 1 || channels % settings.groups != 0) {
@@ -120,9 +120,12 @@ Result<LoadedData> extractFeatures(LoadedData pixels, FeatureKind kind, FeatureS
   if (control) {
     trainControl.cancel = testControl.cancel = control->cancel;
     if (control->progress) {
-      const double trainShare = static_cast<double>(trainImages) / static_cast<double>(std::max<std::int64_t>(1, total));
-      trainControl.progress = [&](double f) { control->progress(f * trainShare); };
-      testControl.progress = [&](double f) { control->progress(trainShare + f * (1.0 - trainShare)); };
+      const double trainShare =
+          static_cast<double>(trainImages) / static_cast<double>(std::max<std::int64_t>(1, total));
+      trainControl.progress = [control, trainShare](double f) { control->progress(f * trainShare); };
+      testControl.progress = [control, trainShare](double f) {
+        control->progress(trainShare + f * (1.0 - trainShare));
+      };
     }
   }
   LoadedData out;
@@ -145,8 +148,8 @@ std::string describeFeatures(FeatureKind kind, int dimension) {
   if (kind == FeatureKind::kRaw) return std::to_string(dimension) + " raw features";
   const ScatterNetSettings s;
   const int channels = 1 + s.scales * s.angles + s.angles * s.angles * s.scales * (s.scales - 1) / 2;
-  return std::to_string(dimension) + " ScatterNet features (J = " + std::to_string(s.scales) + ", L = " +
-         std::to_string(s.angles) + ", order 2: " + std::to_string(channels) + " channels of " +
+  return std::to_string(dimension) + " ScatterNet features (J = " + std::to_string(s.scales) +
+         ", L = " + std::to_string(s.angles) + ", order 2: " + std::to_string(channels) + " channels of " +
          std::to_string(dimension / channels) + " points, GroupNorm(" + std::to_string(s.groups) + "))";
 }
 
@@ -155,6 +158,12 @@ std::string featureComputation(FeatureKind kind) {
   const ScatterNetSettings s;
   return "scatternet v" + std::to_string(kScatterNetVersion) + " J=" + std::to_string(s.scales) +
          " L=" + std::to_string(s.angles) + " groups=" + std::to_string(s.groups) + " eps=1e-05";
+}
+
+int scatterNetDimension(const ImageShape& shape) {
+  const ScatterNetSettings s;
+  const int channels = 1 + s.scales * s.angles + s.angles * s.angles * s.scales * (s.scales - 1) / 2;
+  return channels * (shape.height >> s.scales) * (shape.width >> s.scales);
 }
 
 double scatterNetSecondsEstimate(std::int64_t images, const ImageShape& shape, int threads) {

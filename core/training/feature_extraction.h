@@ -19,15 +19,16 @@
 namespace dpx::core::training {
 
 struct ScatterNetSettings {
-  int scales = 2;       // J
-  int angles = 8;       // L
-  int groups = 27;      // GroupNorm groups (of channels / groups consecutive channels)
+  int scales = 2;         // J
+  int angles = 8;         // L
+  int groups = 27;        // GroupNorm groups (of channels / groups consecutive channels)
   double epsilon = 1e-5;  // GroupNorm's ε (PyTorch's default)
 };
 
 // The features of every image of `images` (which must carry an ImageShape; its pixels are divided
 // by the shape's maxValue first), GroupNorm'd, with rowNormBound = √(channels·h·w). Labels, class
-// names and the name are kept; the rows are no longer images (no ImageShape). Parallel over images; cancelled with a Status of kCancelled.
+// names and the name are kept; the rows are no longer images (no ImageShape). Parallel over images; cancelled with a
+// Status of kCancelled.
 Result<Dataset> scatterNetFeatures(const Dataset& images, const ScatterNetSettings& settings = {},
                                    const FeatureExtractionControl* control = nullptr);
 
@@ -43,6 +44,9 @@ std::string describeFeatures(FeatureKind kind, int dimension);
 // What the features depend on besides the source and the options, for the dataset cache's key:
 // the settings and the code's version ("raw" for raw features).
 std::string featureComputation(FeatureKind kind);
+
+// The number of ScatterNet features of an image of this shape: 81 · ⌊h/4⌋ · ⌊w/4⌋.
+int scatterNetDimension(const ImageShape& shape);
 
 // Seconds an extraction of `images` images of this shape takes on `threads` threads of this kind
 // of machine (measured: bench/bench_features), for estimates made before a run.

@@ -327,9 +327,9 @@ Result<Dataset> parseIdxBytes(std::span<const std::uint8_t> images, std::span<co
     maxLabel = std::max(maxLabel, classes[i]);
   }
   const int numClasses = maxLabel + 1;
-  DPX_ASSIGN_OR_RETURN(Dataset data, detail::finishDataset(what, std::move(features), std::move(classes), numClasses,
-                                                           detail::numberedClassNames(numClasses),
-                                                           options.effectiveScaling()));
+  DPX_ASSIGN_OR_RETURN(Dataset data,
+                       detail::finishDataset(what, std::move(features), std::move(classes), numClasses,
+                                             detail::numberedClassNames(numClasses), options.effectiveScaling()));
   data.image = ImageShape{static_cast<int>(imageArray.dims[1]), static_cast<int>(imageArray.dims[2]), 1.0};
   return data;
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <numeric>
 
@@ -40,6 +40,10 @@ const std::vector<ExperimentInfo>& experimentTable() {
 }
 
 // One row: a training configuration (its own data variant), trained for every seed.
+struct RowSpec;
+RowSpec row(std::string name, std::optional<double> published, FeatureKind features, FeatureScaling scaling,
+            TrainerConfig config);
+
 struct RowSpec {
   std::string name;
   std::optional<double> published;
@@ -51,6 +55,17 @@ struct RowSpec {
   std::string calibrationLabel;
   std::string settings;
 };
+
+RowSpec row(std::string name, std::optional<double> published, FeatureKind features, FeatureScaling scaling,
+            TrainerConfig config) {
+  RowSpec r;
+  r.name = std::move(name);
+  r.published = published;
+  r.features = features;
+  r.scaling = scaling;
+  r.config = std::move(config);
+  return r;
+}
 
 // The orders of Tramèr & Boneh's accountant (Opacus 0.13's defaults): 1.1 … 10.9 step 0.1, 12 … 63.
 std::vector<double> tramerBonehOrders() {
@@ -81,16 +96,17 @@ std::vector<RowSpec> tramerBonehRows() {
   c.knobs.optimizer = Optimizer::kMomentum;
   c.momentum = 0.9;
   c.accountant = "rdp";
-  const std::string settings = "Poisson batches of expected size 8192, η = 16, momentum 0.9, clip L = 0.1, λ = 0, 40 epochs";
-  RowSpec published{"DP-SGD, σ from RDP as published", 0.897, FeatureKind::kScatterNet, FeatureScaling::kNone, c};
+  const std::string settings =
+      "Poisson batches of expected size 8192, η = 16, momentum 0.9, clip L = 0.1, λ = 0, 40 epochs";
+  RowSpec published = row("DP-SGD, σ from RDP as published", 0.897, FeatureKind::kScatterNet, FeatureScaling::kNone, c);
   accounting::EpsilonOptions rdpAsPublished;
   rdpAsPublished.conversion = accounting::Conversion::kClassic;
   rdpAsPublished.orders = tramerBonehOrders();
   published.calibrateWith = rdpAsPublished;
   published.calibrationLabel = "rdp (classic conversion, their orders 1.1–10.9 and 12–63)";
   published.settings = settings;
-  RowSpec exact{"DP-SGD, σ from the exact PLD accountant", std::nullopt, FeatureKind::kScatterNet,
-                FeatureScaling::kNone, c};
+  RowSpec exact =
+      row("DP-SGD, σ from the exact PLD accountant", std::nullopt, FeatureKind::kScatterNet, FeatureScaling::kNone, c);
   exact.config.accountant = "pld";
   exact.config.targetEpsilon = 3.0;
   exact.settings = settings;
@@ -116,17 +132,17 @@ std::vector<RowSpec> ryffelRows() {
       c.knobs.L = 1.0;
       return c;
     };
-    RowSpec sgld{"DP-SGLD, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
-                 FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kDpSgld, 3e-4)};
+    RowSpec sgld = row("DP-SGLD, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
+                       FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kDpSgld, 3e-4));
     sgld.config.targetEpsilon = 1.0;
     sgld.settings = "uniform batches of 256, " + step + ", λ = 3e-4, σ calibrated with the Langevin bound";
-    RowSpec dpsgd{"DP-SGD, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
-                  FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kDpSgd, 1e-6)};
+    RowSpec dpsgd = row("DP-SGD, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
+                        FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kDpSgd, 1e-6));
     dpsgd.config.targetEpsilon = 1.0;
     dpsgd.config.accountant = "rdp";
     dpsgd.settings = "Poisson batches of 256, " + step + ", clip L = 1, λ = 1e-6, σ calibrated with rdp (as Opacus)";
-    RowSpec plain{"non-private, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
-                  FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kSgd, 1e-6)};
+    RowSpec plain = row("non-private, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
+                        FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kSgd, 1e-6));
     plain.settings = "shuffled batches of 256, " + step + ", λ = 1e-6";
     rows.push_back(sgld);
     rows.push_back(dpsgd);
@@ -138,32 +154,36 @@ std::vector<RowSpec> ryffelRows() {
 std::vector<RowSpec> baselineRows() {
   TrainerConfig c = baseConfig(Mechanism::kSgd, 30);
   c.knobs.m = 64;  // dpx train's defaults otherwise: η = 0.5, λ = 1e-6, momentum 0.9
-  RowSpec row{"softmax regression, pixels, non-private", 0.842, FeatureKind::kRaw, FeatureScaling::kUnitNorm, c};
-  row.settings = "rows scaled to unit norm, shuffled batches of 64, η = 0.5, momentum 0.9, λ = 1e-6, 30 epochs";
-  return {row};
+  RowSpec baseline =
+      row("softmax regression, pixels, non-private", 0.842, FeatureKind::kRaw, FeatureScaling::kUnitNorm, c);
+  baseline.settings = "rows scaled to unit norm, shuffled batches of 64, η = 0.5, momentum 0.9, λ = 1e-6, 30 epochs";
+  return {baseline};
 }
 
 std::vector<std::string> experimentNotes(std::string_view id) {
   if (id == kTramerBoneh) {
-    return {"Tramèr & Boneh's loader shuffled fixed-size batches while their accountant assumed Poisson sampling; "
-            "this run samples Poisson batches, as the accountant assumes, so its ε is a proof for the run made "
-            "(K = ⌈40·n/m⌉ = 293 steps where theirs took 280).",
-            "Features: the scattering transform of x/255 (J = 2, L = 8, order 2) and GroupNorm(27) without affine "
-            "parameters, per example (no privacy cost); rows as GroupNorm leaves them (‖x‖ < 63).",
-            "The first row's σ is calibrated as theirs was (RDP, classic conversion, their orders); its ε column "
-            "is what DP Explorer's rdp accountant proves for it (improved conversion, finer orders): at most 3."};
+    return {
+        "Tramèr & Boneh's loader shuffled fixed-size batches while their accountant assumed Poisson sampling; "
+        "this run samples Poisson batches, as the accountant assumes, so its ε is a proof for the run made "
+        "(K = ⌈40·n/m⌉ = 293 steps where theirs took 280).",
+        "Features: the scattering transform of x/255 (J = 2, L = 8, order 2) and GroupNorm(27) without affine "
+        "parameters, per example (no privacy cost); rows as GroupNorm leaves them (‖x‖ < 63).",
+        "The first row's σ is calibrated as theirs was (RDP, classic conversion, their orders); its ε column "
+        "is what DP Explorer's rdp accountant proves for it (improved conversion, finer orders): at most 3."};
   }
   if (id == kRyffel) {
-    return {"Ryffel et al.'s features (ResNet18/AlexNet pre-trained on CIFAR-100 or ImageNet, for CIFAR-10 and "
-            "Pneumonia) are not available here; this runs their protocol on Fashion-MNIST's ScatterNet features "
-            "(GroupNorm'd, rows scaled to unit norm so R = 1 and β = 1 + λ). Their published accuracies are for "
-            "other data and are not compared: their lesson (CIFAR-10, ResNet18, ε = 1: DP-SGLD 70.3 %, DP-SGD "
-            "68.0 %, non-private 70.7 %) is what is tested.",
-            "β is the per-example bound (R² + 1)/2 + λ, which holds whatever the data; their Lemma 5.1 β reads "
-            "the private data's Gram matrix."};
+    return {
+        "Ryffel et al.'s features (ResNet18/AlexNet pre-trained on CIFAR-100 or ImageNet, for CIFAR-10 and "
+        "Pneumonia) are not available here; this runs their protocol on Fashion-MNIST's ScatterNet features "
+        "(GroupNorm'd, rows scaled to unit norm so R = 1 and β = 1 + λ). Their published accuracies are for "
+        "other data and are not compared: their lesson (CIFAR-10, ResNet18, ε = 1: DP-SGLD 70.3 %, DP-SGD "
+        "68.0 %, non-private 70.7 %) is what is tested.",
+        "β is the per-example bound (R² + 1)/2 + λ, which holds whatever the data; their Lemma 5.1 β reads "
+        "the private data's Gram matrix."};
   }
-  return {"Xiao, Rasul & Vollgraf 2017 report 84.2 % for scikit-learn's LogisticRegression on the pixels; this "
-          "trains the same model class by SGD with DP Explorer's defaults."};
+  return {
+      "Xiao, Rasul & Vollgraf 2017 report 84.2 % for scikit-learn's LogisticRegression on the pixels; this "
+      "trains the same model class by SGD with DP Explorer's defaults."};
 }
 
 std::string describeSettings(const ResolvedRun& run) {
@@ -261,9 +281,9 @@ Result<Reproduction> reproduce(std::string_view id, int seeds, const Reproductio
       DPX_ASSIGN_OR_RETURN(auto probe, Trainer::create(config, variant->data));
       const accounting::Accountant* accountant = accounting::findAccountant(probe->resolved().accountant);
       if (!accountant) return Status::invalidArgument("no accountant " + probe->resolved().accountant);
-      DPX_ASSIGN_OR_RETURN(const accounting::Calibration c,
-                           accounting::calibrateSigma(*accountant, probe->resolved().accountantParams, 3.0,
-                                                      *spec.calibrateWith));
+      DPX_ASSIGN_OR_RETURN(
+          const accounting::Calibration c,
+          accounting::calibrateSigma(*accountant, probe->resolved().accountantParams, 3.0, *spec.calibrateWith));
       config.knobs.sigma = c.sigma;
     }
     say("training: " + spec.name);
@@ -297,13 +317,12 @@ Result<Reproduction> reproduce(std::string_view id, int seeds, const Reproductio
       const ReproducedRow& sgld = out.rows[i];
       const ReproducedRow& dpsgd = out.rows[i + 1];
       const bool holds = sgld.measuredMean >= dpsgd.measuredMean;
-      out.notes.push_back(std::string(i == 0 ? "Constant" : "Decreasing") + " step: DP-SGLD ≥ DP-SGD " +
-                          (holds ? "holds" : "does not hold") + " here (" + formatNumber(100 * sgld.measuredMean, 4) +
-                          " % [" + formatNumber(100 * sgld.measuredMin, 4) + ", " +
-                          formatNumber(100 * sgld.measuredMax, 4) + "] against " +
-                          formatNumber(100 * dpsgd.measuredMean, 4) + " % [" + formatNumber(100 * dpsgd.measuredMin, 4) +
-                          ", " + formatNumber(100 * dpsgd.measuredMax, 4) + "] over " + std::to_string(seeds) +
-                          " seeds).");
+      out.notes.push_back(
+          std::string(i == 0 ? "Constant" : "Decreasing") + " step: DP-SGLD ≥ DP-SGD " +
+          (holds ? "holds" : "does not hold") + " here (" + formatNumber(100 * sgld.measuredMean, 4) + " % [" +
+          formatNumber(100 * sgld.measuredMin, 4) + ", " + formatNumber(100 * sgld.measuredMax, 4) + "] against " +
+          formatNumber(100 * dpsgd.measuredMean, 4) + " % [" + formatNumber(100 * dpsgd.measuredMin, 4) + ", " +
+          formatNumber(100 * dpsgd.measuredMax, 4) + "] over " + std::to_string(seeds) + " seeds).");
     }
   }
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();

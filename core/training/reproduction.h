@@ -39,7 +39,7 @@ std::span<const ExperimentInfo> experiments();
 const ExperimentInfo* findExperiment(std::string_view id);
 
 struct ReproducedRow {
-  std::string name;                // "DP-SGD, σ from RDP (as published)"
+  std::string name;                 // "DP-SGD, σ from RDP (as published)"
   std::optional<double> published;  // test accuracy in [0, 1] the paper prints; absent for new rows
   double measuredMean = 0.0;        // test accuracy over the seeds
   double measuredMin = 0.0;
@@ -67,7 +67,7 @@ struct Reproduction {
 };
 
 struct ReproductionControl {
-  std::function<void(double)> progress;      // fraction of runs done
+  std::function<void(double)> progress;            // fraction of runs done
   std::function<void(const std::string&)> status;  // what is being done now ("ScatterNet features 40 %")
   const std::atomic<bool>* cancel = nullptr;
   int threads = 0;  // 0: all cores

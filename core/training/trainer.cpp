@@ -142,6 +142,11 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
   p.K = std::max<std::int64_t>(1, run.steps);
   p.L = clipsWithUserNorm(mechanism) ? config.knobs.L : run.lipschitzFromData;
   p.beta = run.betaUsed;
+  if (config.etaFromSmoothness) {
+    p.eta = 1.0 / (2.0 * run.betaUsed);
+    run.notes.push_back("η = 1/(2β) = " + describe(p.eta) + " from β = (R²+1)/2 + λ = " + describe(run.betaUsed) +
+                        " (rows of norm ≤ " + describe(R) + ")");
+  }
   p.w = 0.0;           // softmax cross-entropy is convex
   p.M = run.betaUsed;  // and its curvature is at most β
   p.sampling = run.sampling;
@@ -168,7 +173,8 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
                         "; softmax gradients ≤ √2·√(R²+1)): clipping never activates, so the convex analysis applies");
   }
   if (mechanism == Mechanism::kDpSgld && p.lambda > 0.0 && static_cast<double>(p.K) * p.lambda < run.betaUsed) {
-    run.notes.push_back("λ = " + describe(p.lambda) + " is small for the Langevin bound: it saturates only once K ≫ β/λ = " +
+    run.notes.push_back("λ = " + describe(p.lambda) +
+                        " is small for the Langevin bound: it saturates only once K ≫ β/λ = " +
                         describe(run.betaUsed / p.lambda) + " steps (this run: " + std::to_string(p.K) +
                         "), and its start N(0, 2σ_L²/λ·I) is wide; Ryffel et al.'s runs use β/λ ≈ 10⁴–10⁵");
   }
@@ -230,6 +236,11 @@ void addOverride(ResolvedRun& run, const char* knob, double knobValue, double us
 void recordOverrides(const TrainerConfig& config, ResolvedRun& run) {
   const Params& knobs = config.knobs;
   const Params p = run.accountantParams;
+  if (config.etaFromSmoothness && p.schedule == Schedule::kConstant) {
+    addOverride(
+        run, "eta", knobs.eta, run.eta,
+        "η = 1/(2β) for this data's smoothness bound β = " + describe(run.betaUsed) + " (asked for with η = auto)");
+  }
   addOverride(run, "n", static_cast<double>(knobs.n), static_cast<double>(p.n),
               "a run uses its training set: n = " + std::to_string(p.n) + " records");
   const std::string stepsReason =
@@ -692,9 +703,9 @@ class TrainingLoop {
   SoftmaxModel m_model;
   GradientWorkspace m_workspace;
   Eigen::VectorXf m_gradient;
-  Eigen::VectorXf m_noise;  // the current step's noise (when m_noiseStd > 0)
-  Eigen::VectorXf m_velocity;                   // momentum's v
-  Eigen::VectorXf m_adamFirst, m_adamSecond;    // Adam's moment estimates
+  Eigen::VectorXf m_noise;                    // the current step's noise (when m_noiseStd > 0)
+  Eigen::VectorXf m_velocity;                 // momentum's v
+  Eigen::VectorXf m_adamFirst, m_adamSecond;  // Adam's moment estimates
   std::int64_t m_adamSteps = 0;
   double m_noiseStd = 0.0;
   std::vector<std::int64_t> m_batch;

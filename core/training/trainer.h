@@ -60,6 +60,11 @@ struct TrainerConfig {
   double posteriorBurnIn = 0.5;
   // Data constants computed beforehand (computeDataBounds); unset: create() computes them.
   std::optional<DataBounds> bounds;
+  // η = 1/(2β) with β the run's per-example smoothness bound (R² + 1)/2 + λ, which the
+  // preprocessing fixes (β ≈ 1 on unit-norm rows, ≈ 1985 on GroupNorm'd ScatterNet features):
+  // the step of Ryffel, Bach & Pointcheval 2022's utility analysis (Lemma 4.1 needs η ≤ 1/(2β)),
+  // below the Langevin bound's η < 1/β and output perturbation's η < 2/β. Replaces knobs.eta.
+  bool etaFromSmoothness = false;
   // The optimiser's constants (the optimiser itself is knobs.optimizer, or the mechanism's own):
   // heavy-ball momentum μ (PyTorch's convention: v ← μv + g, θ ← θ − ηv), and Adam's β₁, β₂, ε.
   double momentum = 0.9;
@@ -153,6 +158,8 @@ class TrainingControl {
     return m_cancel.load(std::memory_order_relaxed) || (m_external && m_external->load(std::memory_order_relaxed));
   }
   bool pauseRequested() const { return m_pause.load(std::memory_order_relaxed); }
+  // This control's own cancel flag, for work the run waits for (a feature extraction).
+  const std::atomic<bool>* cancelFlag() const { return &m_cancel; }
 
  private:
   std::atomic<bool> m_cancel{false};

@@ -438,6 +438,7 @@ class TestDpxCli : public QObject {
     QVERIFY(trains("train --data builtin:digits"));
     QVERIFY(trains("audit"));
     QVERIFY(trains("frontier --help"));
+    QVERIFY(trains("reproduce fmnist-logistic-baseline"));
     QVERIFY(trains("utility --mechanism dp-sgld --data builtin:digits"));
     QVERIFY(trains("utility --data=builtin:digits"));
     QVERIFY(trains("utility -data builtin:digits"));

@@ -25,8 +25,10 @@ LoadedData sample() {
   data.train = dpx::test::clusters(300, 17, 4, 5);
   data.train.name = "train";
   data.train.classNames = {"a", "b", "c", "d"};
+  data.train.rowNormBound = 1.0;  // stored with the entry, as the image shape below
   data.test = dpx::test::clusters(40, 17, 4, 6);
   data.test->name = "test";
+  data.test->image = ImageShape{17, 1, 255.0};
   data.test->classNames = data.train.classNames;
   return data;
 }
@@ -34,7 +36,8 @@ LoadedData sample() {
 bool sameDataset(const Dataset& a, const Dataset& b) {
   return a.name == b.name && a.features.rows() == b.features.rows() && a.features.cols() == b.features.cols() &&
          std::memcmp(a.features.data(), b.features.data(), static_cast<std::size_t>(a.features.size()) * 4) == 0 &&
-         a.labels == b.labels && a.numClasses == b.numClasses && a.classNames == b.classNames;
+         a.labels == b.labels && a.numClasses == b.numClasses && a.classNames == b.classNames && a.image == b.image &&
+         a.rowNormBound == b.rowNormBound;
 }
 
 std::vector<char> readAll(const fs::path& file) {
@@ -78,6 +81,31 @@ void writeIdxPair(const fs::path& directory, const std::string& set, std::uint32
 class TestDatasetFileCache : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // The directory stays under its budget: least recently used entries go first, the entry just
+  // written never, and files that are not entries are left alone.
+  void trimKeepsTheBudgetLeastRecentlyUsedFirst() {
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    const auto make = [&](const char* name, std::size_t bytes, int ageSeconds) {
+      const fs::path p = root / name;
+      std::ofstream(p, std::ios::binary) << std::string(bytes, 'x');
+      fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::seconds(ageSeconds));
+      return p;
+    };
+    const fs::path oldest = make("a.dpxdata", 1000, 300);
+    const fs::path middle = make("b.dpxdata", 1000, 200);
+    const fs::path newest = make("c.dpxdata", 1000, 100);
+    const fs::path other = make("notes.txt", 5000, 400);
+    detail::trimDatasetCache(root, 2000, oldest);  // keep the oldest: the next goes instead
+    QVERIFY(fs::exists(oldest));
+    QVERIFY(!fs::exists(middle));
+    QVERIFY(fs::exists(newest));
+    QVERIFY(fs::exists(other));
+    detail::trimDatasetCache(root, 1000, newest);
+    QVERIFY(!fs::exists(oldest));
+    QVERIFY(fs::exists(newest));
+  }
+
   void roundTripIsBitIdentical() {
     QTemporaryDir dir;
     const fs::path file = fs::path(dir.path().toStdString()) / "entry.dpxdata";

@@ -229,6 +229,7 @@ TrainerConfig config(Mechanism m) {
   c.knobs.eta = 0.5;
   c.knobs.lambda = 0.01;
   c.knobs.L = 1.0;
+  c.knobs.optimizer = Optimizer::kSgd;  // one step's injected noise, as the update rule adds it
   c.threads = 2;
   return c;
 }

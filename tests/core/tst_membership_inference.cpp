@@ -69,6 +69,7 @@ TrainerConfig memorisingConfig() {
   c.mechanism = Mechanism::kSgd;
   c.knobs.m = 5;
   c.knobs.eta = 2.0;
+  c.knobs.optimizer = dpx::core::Optimizer::kSgd;  // η = 2 is a plain step's size
   c.knobs.lambda = 1e-6;
   c.epochs = 300;
   c.seed = 11;
@@ -81,6 +82,7 @@ TrainerConfig dpSgdAtOne() {
   c.mechanism = Mechanism::kDpSgd;
   c.knobs.m = 64;
   c.knobs.eta = 2.0;
+  c.knobs.optimizer = dpx::core::Optimizer::kSgd;  // η = 2 is a plain step's size
   c.knobs.L = 1.0;
   c.knobs.lambda = 1e-4;
   c.knobs.delta = 1e-5;

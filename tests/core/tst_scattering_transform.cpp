@@ -124,8 +124,9 @@ class TestScatteringTransform : public QObject {
 
   void filterBankFrameBoundsMatchReference() {
     const auto [low, high] = scatterNet()->littlewoodPaleyRange();
-    const QJsonArray expected =
-        dpx::test::loadJson(QStringLiteral("scattering_reference.json")).value(QStringLiteral("littlewood_paley")).toArray();
+    const QJsonArray expected = dpx::test::loadJson(QStringLiteral("scattering_reference.json"))
+                                    .value(QStringLiteral("littlewood_paley"))
+                                    .toArray();
     QVERIFY(dpx::test::relativelyClose(low, expected.at(0).toDouble(), 1e-9));
     QVERIFY(dpx::test::relativelyClose(high, expected.at(1).toDouble(), 1e-9));
   }
@@ -159,7 +160,8 @@ class TestScatteringTransform : public QObject {
     for (const ReferenceCase& c : referenceCases()) {
       std::vector<float> shifted = c.pixels;
       for (int r = 0; r < 28; ++r) {
-        for (int col = 27; col > 0; --col) shifted[static_cast<std::size_t>(r * 28 + col)] = c.pixels[static_cast<std::size_t>(r * 28 + col - 1)];
+        for (int col = 27; col > 0; --col)
+          shifted[static_cast<std::size_t>(r * 28 + col)] = c.pixels[static_cast<std::size_t>(r * 28 + col - 1)];
       }
       double pixelChange = 0.0;
       double pixelNorm = 0.0;

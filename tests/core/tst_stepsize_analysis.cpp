@@ -20,6 +20,15 @@ using namespace dpx::core::accounting;
 
 namespace {
 
+// The knobs these tests were written against: MNIST's Table 1 run with η = 0.1 and λ = 0.01 (the
+// explorer's defaults before they became the trainer's η = 0.5, λ = 1e−6).
+Params mnistRun() {
+  Params p;
+  p.eta = 0.1;
+  p.lambda = 0.01;
+  return p;
+}
+
 const StepSizeChartCurve* findCurve(const StepSizeChart& chart, const std::string& id) {
   for (const StepSizeChartCurve& c : chart.curves) {
     if (c.id == id) return &c;
@@ -43,7 +52,7 @@ bool stepSizeAssumptionsHold(const Accountant& accountant, Params p, double eta)
 
 // Li, Chen, Liu & Carin 2019, §3.1: MNIST with N = 50000, ε = 0.1, δ = 1e−5, T = 10000, L = 1.
 Params liWorkedExample() {
-  Params p;
+  Params p = mnistRun();
   p.n = 50000;
   p.m = 500;
   p.K = 10000;
@@ -126,7 +135,7 @@ class TestStepsizeAnalysis : public QObject {
   }
 
   void smoothnessLimits() {
-    Params p;
+    Params p = mnistRun();
     p.beta = 4.0;
     p.lambda = 0.5;
     p.M = 1.0;
@@ -231,7 +240,7 @@ class TestStepsizeAnalysis : public QObject {
     QFETCH(qint64, m);
     QFETCH(qint64, steps);
     QFETCH(double, target);
-    Params p;
+    Params p = mnistRun();
     p.sigma = sigma;
     p.lambda = lambda;
     p.beta = beta;
@@ -296,7 +305,7 @@ class TestStepsizeAnalysis : public QObject {
     QFETCH(qint64, m);
     QFETCH(qint64, steps);
     QFETCH(double, target);
-    Params p;
+    Params p = mnistRun();
     p.sigma = sigma;
     p.w = w;
     p.M = curvature;
@@ -325,7 +334,7 @@ class TestStepsizeAnalysis : public QObject {
   void aStepSizeLimitCanBindInsteadOfPrivacy() {
     // cyclic, w = 0.1: ε at the limit η = 1/(M+w) is 43.86, so ε ≤ 50 holds at every η the
     // analysis allows: the limit, not the target, ends the feasible set.
-    Params p;
+    Params p = mnistRun();
     p.w = 0.1;
     const CyclicAccountant cyclic;
     auto r = stepSizesForTarget(cyclic, p, 50.0);
@@ -338,7 +347,7 @@ class TestStepsizeAnalysis : public QObject {
     DPX_COMPARE_REL(upper.eta, 1.0 / 1.1, 1e-15);
     QVERIFY(r->note.find("privacy does not limit η") != std::string::npos);
     // sgld at the default knobs: ε ≤ 20 holds down to the smallest η of the knob range.
-    auto s = stepSizesForTarget(SgldAccountant(), Params{}, 20.0);
+    auto s = stepSizesForTarget(SgldAccountant(), mnistRun(), 20.0);
     QVERIFY(s.isOk());
     QVERIFY(!s->bindingEta.has_value());
     QCOMPARE(s->feasible.front().lower.kind, EtaBoundKind::kKnobRange);
@@ -348,7 +357,7 @@ class TestStepsizeAnalysis : public QObject {
   void analysesThatDoNotDependOnEtaSaySo() {
     // cyclic with w = 0: ℓ_η = 1 and Thm 4.5 does not involve η (ε = 11.01 at the default knobs).
     const CyclicAccountant cyclic;
-    Params p;
+    Params p = mnistRun();
     auto met = stepSizesForTarget(cyclic, p, 20.0);
     QVERIFY(met.isOk());
     QCOMPARE(met->trend, EtaTrend::kConstant);
@@ -362,7 +371,7 @@ class TestStepsizeAnalysis : public QObject {
     p.w = 0.1;
     QVERIFY(stepSizesForTarget(cyclic, p, 20.0)->dependsOnEta());
     // sgld with the decreasing schedule ηₖ = 1/(2β + λk/2): the η knob is not read.
-    Params d;
+    Params d = mnistRun();
     d.schedule = Schedule::kDecreasing;
     auto sgld = stepSizesForTarget(SgldAccountant(), d, 1.0);
     QVERIFY(sgld.isOk());
@@ -373,25 +382,25 @@ class TestStepsizeAnalysis : public QObject {
 
   void targetsOutOfReachFailWithTheRange() {
     // sgld at the default knobs reaches ε ∈ [0.603, 6.417] while η < 1/β.
-    auto r = stepSizesForTarget(SgldAccountant(), Params{}, 0.1);
+    auto r = stepSizesForTarget(SgldAccountant(), mnistRun(), 0.1);
     QVERIFY(!r.isOk());
     QCOMPARE(r.status().code(), StatusCode::kNotApplicable);
     const std::string message = r.status().message();
     QVERIFY2(message.find("cannot reach ε = 0.1") != std::string::npos, message.c_str());
     QVERIFY2(message.find("its ε lies in [0.603") != std::string::npos, message.c_str());
     QVERIFY2(message.find("η < 1/β") != std::string::npos, message.c_str());
-    Params c;
+    Params c = mnistRun();
     c.w = 0.1;
     QVERIFY(!stepSizesForTarget(CyclicAccountant(), c, 5.0).isOk());
     for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
-      auto b = stepSizesForTarget(SgldAccountant(), Params{}, bad);
+      auto b = stepSizesForTarget(SgldAccountant(), mnistRun(), bad);
       QVERIFY(!b.isOk());
       QCOMPARE(b.status().code(), StatusCode::kInvalidArgument);
     }
   }
 
   void otherAssumptionsAreReportedWhateverEta() {
-    Params p;
+    Params p = mnistRun();
     p.lambda = 0.0;  // sgld needs strong convexity: no η fixes that
     auto r = stepSizesForTarget(SgldAccountant(), p, 10.0);
     QVERIFY(r.isOk());
@@ -403,7 +412,7 @@ class TestStepsizeAnalysis : public QObject {
   // The generic search finds the largest η of `sgmcmc` (ε rises with η: σ_eff = τ/(L√(ηN))) as
   // the σ calibration of analyzeStepSize does, and reports Li et al.'s condition η > q²N/(256L²).
   void theGenericSearchAgreesWithTheExactSgmcmcStep() {
-    const Params p;
+    const Params p = mnistRun();
     const SgmcmcAccountant sgmcmc;
     for (double target : {0.5, 1.0, 2.0}) {
       auto r = stepSizesForTarget(sgmcmc, p, target);
@@ -427,7 +436,7 @@ class TestStepsizeAnalysis : public QObject {
   }
 
   void chartHasEveryCurve() {
-    const Params p;
+    const Params p = mnistRun();
     const std::vector<double> targets{0.5, 1.0, 2.0};
     std::vector<double> fractions;
     StepSizeChartOptions options;
@@ -472,17 +481,17 @@ class TestStepsizeAnalysis : public QObject {
     StepSizeChartOptions options;
     options.control.cancel = &cancel;
     const std::vector<double> targets{1.0};
-    auto chart = stepSizeChart(Params{}, targets, 1.0, options);
+    auto chart = stepSizeChart(mnistRun(), targets, 1.0, options);
     QVERIFY(!chart.isOk());
     QCOMPARE(chart.status().code(), StatusCode::kCancelled);
-    QVERIFY(!stepSizeChart(Params{}, std::vector<double>{-1.0}, 1.0).isOk());
-    QVERIFY(!stepSizeChart(Params{}, targets, 0.0).isOk());
+    QVERIFY(!stepSizeChart(mnistRun(), std::vector<double>{-1.0}, 1.0).isOk());
+    QVERIFY(!stepSizeChart(mnistRun(), targets, 0.0).isOk());
   }
 
   // Cancelled while searches are under way (from the first progress report, as a knob change
   // does): the searches stop between Rényi orders, and what they found so far is not a chart.
   void chartCancelledMidSearchReturnsNoChart() {
-    Params p;
+    Params p = mnistRun();
     p.schedule = Schedule::kDecreasing;
     std::atomic<bool> cancel{false};
     StepSizeChartOptions options;

@@ -5,6 +5,7 @@
 #include <QTest>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -252,7 +253,7 @@ class TestTrainer : public QObject {
     QVERIFY(noted);
     TrainerConfig rdp = baseConfig(Mechanism::kDpSgd);
     QVERIFY(!(*Trainer::create(rdp, split))->resolved().epsilonIsEstimate);
-    for (Mechanism m : {Mechanism::kCyclic, Mechanism::kOutpert, Mechanism::kDpSgd}) {
+    for (Mechanism m : {Mechanism::kCyclic, Mechanism::kOutpert}) {
       TrainerConfig c = baseConfig(m);
       c.knobs.schedule = dpx::core::Schedule::kDecreasing;
       auto trainer = Trainer::create(c, split);
@@ -264,9 +265,106 @@ class TestTrainer : public QObject {
       for (const std::string& n : r.notes) said = said || n.find("constant step size") != std::string::npos;
       QVERIFY(said);
     }
-    TrainerConfig sgld = baseConfig(Mechanism::kDpSgld);
-    sgld.knobs.schedule = dpx::core::Schedule::kDecreasing;
-    QCOMPARE((*Trainer::create(sgld, split))->resolved().accountantParams.schedule, dpx::core::Schedule::kDecreasing);
+    // Ryffel et al.'s decreasing step η_k = 1/(2β + λk/2) for DP-SGLD, and for DP-SGD and SGD as
+    // their Table 2 runs them (the step size does not enter DP-SGD's accounting).
+    for (Mechanism m : {Mechanism::kDpSgld, Mechanism::kDpSgd, Mechanism::kSgd}) {
+      TrainerConfig c = baseConfig(m);
+      c.knobs.schedule = dpx::core::Schedule::kDecreasing;
+      const auto trainer = Trainer::create(c, split);
+      QVERIFY2(trainer.isOk(), trainer.status().message().c_str());
+      const ResolvedRun& r = (*trainer)->resolved();
+      QCOMPARE(r.accountantParams.schedule, dpx::core::Schedule::kDecreasing);
+      QVERIFY(dpx::test::relativelyClose(r.eta, 1.0 / (2.0 * r.betaUsed), 1e-12));
+      bool overridden = false;
+      for (const KnobOverride& o : r.overrides) overridden = overridden || (o.knob == "eta" && o.usedValue == r.eta);
+      QVERIFY2(overridden, mechanismId(m).data());
+    }
+  }
+
+  // The optimiser is each mechanism's own unless the knobs set one: momentum for non-private SGD,
+  // plain steps for the private mechanisms. For DP-SGD momentum and Adam are a post-processing of
+  // the privatised gradient (the same σ gives the same ε); the analyses that follow the iterates
+  // report a violation when the run uses another than plain steps.
+  void optimizerIsTheMechanismsOwnUnlessSet() {
+    auto split = clusterSplit();
+    const auto resolved = [&](Mechanism m, std::optional<Optimizer> o) {
+      TrainerConfig c = baseConfig(m);
+      c.knobs.optimizer = o;
+      auto t = Trainer::create(c, split);
+      if (!t) qFatal("%s", t.status().message().c_str());
+      return (*t)->resolved();
+    };
+    QCOMPARE(resolved(Mechanism::kSgd, std::nullopt).optimizer, Optimizer::kMomentum);
+    QCOMPARE(resolved(Mechanism::kDpSgd, std::nullopt).optimizer, Optimizer::kSgd);
+    QVERIFY(resolved(Mechanism::kDpSgd, Optimizer::kMomentum).violations.empty());
+    for (Mechanism m : {Mechanism::kDpSgld, Mechanism::kCyclic, Mechanism::kOutpert, Mechanism::kSgldPosterior}) {
+      QCOMPARE(resolved(m, std::nullopt).optimizer, Optimizer::kSgd);
+      QVERIFY(resolved(m, std::nullopt).violations.empty());
+      const ResolvedRun withMomentum = resolved(m, Optimizer::kMomentum);
+      bool flagged = false;
+      for (const std::string& v : withMomentum.violations) flagged = flagged || v.rfind("optimizer:", 0) == 0;
+      QVERIFY2(flagged, mechanismId(m).data());
+    }
+    for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam}) {
+      const ResolvedRun r = resolved(Mechanism::kDpSgd, o);
+      QVERIFY2(r.violations.empty(), optimizerName(o).data());
+      TrainerConfig c = baseConfig(Mechanism::kDpSgd);
+      c.knobs.optimizer = o;
+      c.epochs = 1;
+      const auto run = (*Trainer::create(c, split))->run();
+      QVERIFY(run.isOk());
+      TrainerConfig plain = c;
+      plain.knobs.optimizer = Optimizer::kSgd;
+      QCOMPARE(*run->epsilon, *(*Trainer::create(plain, split))->run()->epsilon);
+    }
+  }
+
+  // Momentum and Adam as defined (PyTorch's heavy ball v ← μv + g, θ ← θ − ηv; Kingma & Ba's
+  // Adam), checked against their formulas on full-batch non-private steps from θ₀ = 0.
+  void momentumAndAdamFollowTheirDefinitions() {
+    auto split = clusterSplit(200, 6, 3, 11);
+    const Dataset& train = split->train;
+    const double eta = 0.3;
+    const double lambda = 0.01;
+    const auto train2Steps = [&](Optimizer o) {
+      TrainerConfig c = baseConfig(Mechanism::kSgd);
+      c.knobs.m = train.size();  // one batch per pass: epoch e is step e
+      c.knobs.eta = eta;
+      c.knobs.lambda = lambda;
+      c.knobs.optimizer = o;
+      c.epochs = 2;
+      auto r = (*Trainer::create(c, split))->run();
+      if (!r) qFatal("%s", r.status().message().c_str());
+      return r->model.parameters().cast<double>().eval();
+    };
+    // The full-batch mean gradient (plus λθ) at θ, in double.
+    const auto gradient = [&](const Eigen::VectorXd& theta) {
+      SoftmaxModel model(train.dimension(), train.numClasses);
+      model.parameters() = theta.cast<float>();
+      std::vector<std::int64_t> all(static_cast<std::size_t>(train.size()));
+      std::iota(all.begin(), all.end(), 0);
+      GradientWorkspace workspace;
+      Eigen::VectorXf sum;
+      clippedGradientSum(model, train, {}, all, std::numeric_limits<double>::infinity(), workspace, sum);
+      return (sum.cast<double>() / static_cast<double>(train.size()) + lambda * theta).eval();
+    };
+    const Eigen::Index d = (train.dimension() + 1) * train.numClasses;
+    const Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
+    const Eigen::VectorXd g0 = gradient(theta0);
+    // Momentum: θ₁ = −ηg₀, θ₂ = θ₁ − η(μg₀ + g₁).
+    const Eigen::VectorXd theta1 = -eta * g0;
+    const Eigen::VectorXd momentum = theta1 - eta * (0.9 * g0 + gradient(theta1));
+    QVERIFY((train2Steps(Optimizer::kMomentum) - momentum).norm() <= 1e-5 * momentum.norm());
+    // Adam: the first step moves every coordinate with a gradient by η·sign(g₀) (m̂ = g, v̂ = g²).
+    const Eigen::VectorXd m1 = 0.1 * g0;
+    const Eigen::VectorXd v1 = 0.001 * g0.cwiseAbs2();
+    const Eigen::VectorXd adam1 = -eta * (m1 / 0.1).array() / ((v1 / 0.001).array().sqrt() + 1e-8);
+    const Eigen::VectorXd g1 = gradient(adam1);
+    const Eigen::VectorXd m2 = 0.9 * m1 + 0.1 * g1;
+    const Eigen::VectorXd v2 = 0.999 * v1 + 0.001 * g1.cwiseAbs2();
+    const Eigen::VectorXd adam2 =
+        adam1.array() - eta * (m2 / (1 - 0.81)).array() / ((v2 / (1 - 0.999 * 0.999)).array().sqrt() + 1e-8);
+    QVERIFY((train2Steps(Optimizer::kAdam) - adam2).norm() <= 1e-4 * adam2.norm());
   }
 
   // A sampler set on the knobs replaces the mechanism's own, and its accountant says whether
@@ -456,6 +554,7 @@ class TestTrainer : public QObject {
     c.knobs.sigma = 1.0;
     c.knobs.L = 1.0;
     c.knobs.lambda = 0.0;
+    c.knobs.optimizer = Optimizer::kSgd;  // Opacus' run: plain SGD
     c.epochs = 5;
     auto r = (*Trainer::create(c, split))->run();
     QVERIFY2(r.isOk(), r.status().message().c_str());
@@ -494,6 +593,7 @@ class TestTrainer : public QObject {
       p.knobs.m = 64;
       p.knobs.eta = k.eta;
       p.knobs.lambda = 1e-3;
+      p.knobs.optimizer = Optimizer::kSgd;  // the step sizes above are plain steps'
       p.epochs = 20;
       p.targetEpsilon = 3.0;
       auto r = (*Trainer::create(p, split))->run();

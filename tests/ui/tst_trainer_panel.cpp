@@ -19,6 +19,7 @@
 #include "presets.h"
 #include "test_util.h"
 #include "trainer_panel.h"
+#include "training/feature_extraction.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
@@ -191,7 +192,12 @@ class TestTrainerPanel : public QObject {
       QCOMPARE(request->base.knobs.lambda, p.params.lambda);
       if (p.trainerEpochs) QCOMPARE(request->base.epochs, *p.trainerEpochs);
       if (p.targetEpsilon) QCOMPARE(*request->base.targetEpsilon, *p.targetEpsilon);
-      if (!p.trainerData.isEmpty()) QCOMPARE(request->data.source, p.trainerData.toStdString());
+      if (!p.trainerData.isEmpty()) {
+        QCOMPARE(request->data.source, p.trainerData.toStdString());
+        QCOMPARE(request->data.features, p.trainerFeatures.value_or(FeatureKind::kRaw));
+        QCOMPARE(request->data.scaling, p.trainerScaling);
+      }
+      if (p.params.optimizer) QCOMPARE(request->base.knobs.optimizer, p.params.optimizer);
       w.model()->undoStack()->undo();  // one step undoes all of it
       QVERIFY(w.model()->state().params == before.params);
       QVERIFY(w.model()->state().trainer == before.trainer);
@@ -216,6 +222,43 @@ class TestTrainerPanel : public QObject {
     QCOMPARE(r1->base.knobs.sigma, 1.3);
     QCOMPARE(r1->base.epochs, 15.0);
     QVERIFY(!r1->base.targetEpsilon);
+  }
+
+  // Features are a setting of the trainer: the panel's choice reaches the run's data key, the
+  // extraction reports progress and ends in the data line, undo restores raw values, and a run
+  // whose features are not computed yet is estimated with their extraction.
+  void scatterNetFeaturesFromThePanel() {
+    MainWindow w(m_settings.get());
+    w.show();
+    QVERIFY(openTrainingTab(w));
+    TrainerPanel* t = w.trainerPanel();
+    QString error;
+    std::optional<TrainingRequest> raw = t->buildRequest(&error);
+    QVERIFY2(raw, qPrintable(error));
+    QCOMPARE(raw->data.features, FeatureKind::kRaw);
+    const std::optional<double> rawEstimate = t->controller()->estimateSeconds(*raw);
+    QVERIFY(rawEstimate);
+    TrainingRequest scatter = *raw;
+    scatter.data.features = FeatureKind::kScatterNet;
+    if (!t->controller()->dataInfo(scatter.data)) {
+      const std::optional<double> estimate = t->controller()->estimateSeconds(scatter);
+      QVERIFY2(estimate, "the raw digits are loaded: the extraction's time is known");
+      QVERIFY(*estimate >= scatterNetSecondsEstimate(1797, ImageShape{8, 8, 16.0}, t->threadsBox()->value()));
+    }
+    const int index = t->featuresBox()->findData(static_cast<int>(FeatureKind::kScatterNet));
+    QVERIFY(index >= 0);
+    t->featuresBox()->setCurrentIndex(index);
+    Q_EMIT t->featuresBox()->activated(index);
+    QCOMPARE(w.model()->trainer().features, FeatureKind::kScatterNet);
+    QVERIFY(QTest::qWaitFor([&] { return t->controller()->dataInfo(t->dataKey()).has_value(); }, 30000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.findChild<QLabel*>(QStringLiteral("dataInfo"))->text().contains(QStringLiteral("324 ScatterNet")), 5000);
+    const std::optional<TrainingRequest> request = t->buildRequest(&error);
+    QVERIFY(request);
+    QCOMPARE(request->data.features, FeatureKind::kScatterNet);
+    w.model()->undoStack()->undo();
+    QCOMPARE(w.model()->trainer().features, FeatureKind::kRaw);
+    QCOMPARE(t->featuresBox()->currentData().toInt(), static_cast<int>(FeatureKind::kRaw));
   }
 
   // Live: a settled change restarts training on digits (well under two seconds of work) and
