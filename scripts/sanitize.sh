@@ -6,7 +6,8 @@
 #         shifts, misaligned or null accesses, float→int overflow;
 #   tsan  builds with ThreadSanitizer in build-tsan/ and runs the threaded tests: the trainer and
 #         frontier (mechanisms side by side in one arena), the mechanisms' statistics, the audit,
-#         PLD cancellation, the sweep's worker threads and the GUI's background jobs;
+#         PLD cancellation, the sweep's worker threads, the GUI's background jobs and the
+#         parallel feature extraction;
 #   ci    what .ci/run adds after scripts/test.sh, in time for CI: ASan+UBSan over the core and
 #         cli labels (the smoke sweep and the fuzz regressions included) and TSan over the
 #         threaded tests, each building only the targets it runs, at -O1 with line tables (the
@@ -56,7 +57,7 @@ tests_of() {
 # GCC's -fsanitize=undefined leaves out float→int overflow (a double outside the integer's range
 # converted to it); it is asked for by name.
 ASAN_CHECKS=address,undefined,float-cast-overflow
-THREADED='^(tst_(parallel|trainer|frontier|mechanism_statistics|membership_inference|pld_accountant|sweep|background_job|dpx_audit)|tsan_canary)$'
+THREADED='^(tst_(parallel|trainer|frontier|mechanism_statistics|membership_inference|pld_accountant|sweep|background_job|dpx_audit|feature_extraction)|tsan_canary)$'
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export LSAN_OPTIONS="suppressions=$DPX_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
@@ -85,7 +86,7 @@ if [ "$mode" = ci ]; then
   start=$SECONDS
   dir="${DPX_TSAN_DIR:-$DPX_ROOT/build-tsan}"
   sanitized_build "$dir" thread "" dpx tst_parallel tsan_canary tst_trainer tst_frontier tst_mechanism_statistics \
-    tst_membership_inference tst_pld_accountant tst_sweep tst_background_job tst_dpx_audit
+    tst_membership_inference tst_pld_accountant tst_sweep tst_background_job tst_dpx_audit tst_feature_extraction
   (cd "$dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$JOBS" --timeout 3600 \
     -R "$THREADED" "$@") || status=1
   echo "== TSan (threaded tests) took $((SECONDS - start)) s"
