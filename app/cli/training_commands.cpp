@@ -41,6 +41,14 @@ void addTrainingOptions(CommandLine& parser) {
                    "GroupNorm's bound, ‖x‖ < 63)",
                    "name");
   parser.addOption("momentum", "heavy-ball coefficient μ of --optimizer momentum, in [0, 1) (default 0.9)", "mu");
+  parser.addOption("model",
+                   "linear (default: softmax regression) | mlp (one hidden layer, --hidden units) | cnn (the "
+                   "tanh CNN of Papernot et al. 2020 on 28 × 28 images) | scatter-cnn (Tramèr & Boneh 2021's CNN on "
+                   "ScatterNet features); networks are not convex: dp-sgd, sgld-posterior and sgd train them",
+                   "name");
+  parser.addOption("hidden", "mlp: hidden units, in [1, 4096] (default 16, Bu et al. 2020's Adult model)", "N");
+  parser.addOption("activation", "mlp, cnn, scatter-cnn: tanh | relu (default: tanh for the CNNs, relu for the mlp)",
+                   "name");
   // --eta (a knob flag) also takes "auto" here: η = 1/(2β), β = (R² + 1)/2 + λ for rows of norm ≤ R.
   parser.addOption("json", "machine-readable JSON output");
   parser.addOption("quiet", "no per-epoch lines on stderr");
@@ -55,6 +63,26 @@ Result<std::int64_t> integerOption(const CommandLine& parser, std::string_view n
                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return static_cast<std::int64_t>(v);
+}
+
+Result<ModelSpec> modelSpecFromParser(const CommandLine& parser) {
+  ModelSpec spec;
+  if (parser.isSet("model")) {
+    const std::string name = parser.value("model");
+    const std::optional<ModelKind> kind = parseModelKind(name);
+    if (!kind) return Status::invalidArgument("--model " + name + ": must be linear, mlp, cnn or scatter-cnn");
+    spec.kind = *kind;
+  }
+  if (parser.isSet("hidden")) {
+    DPX_ASSIGN_OR_RETURN(const std::int64_t hidden, integerOption(parser, "hidden", 16, 1, 4096));
+    spec.hidden = static_cast<int>(hidden);
+  }
+  if (parser.isSet("activation")) {
+    const std::string name = parser.value("activation");
+    spec.activation = parseActivation(name);
+    if (!spec.activation) return Status::invalidArgument("--activation " + name + ": must be tanh or relu");
+  }
+  return spec;
 }
 
 Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
@@ -87,6 +115,7 @@ Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
   }
   DPX_ASSIGN_OR_RETURN(config.knobs, knobsFromParser(parser, KnobContext::kTraining));
   config.etaFromSmoothness = parser.isSet("eta") && parser.value("eta") == "auto";
+  DPX_ASSIGN_OR_RETURN(config.model, modelSpecFromParser(parser));
   if (parser.isSet("momentum")) {
     DPX_ASSIGN_OR_RETURN(config.momentum, parseNumber("momentum", parser.value("momentum")));
     if (!(config.momentum >= 0.0 && config.momentum < 1.0)) {
@@ -114,6 +143,10 @@ Result<TrainingData> trainingDataFromParser(const CommandLine& parser, std::uint
     DPX_ASSIGN_OR_RETURN(const std::int64_t column, integerOption(parser, "label-column", -1, -100000, 100000));
     load.labelColumn = static_cast<int>(column);
   }
+  // The CNNs read pixels as they are (x/255) or ScatterNet's maps, not unit-norm rows.
+  DPX_ASSIGN_OR_RETURN(const ModelSpec model, modelSpecFromParser(parser));
+  if (model.kind == ModelKind::kCnn || model.kind == ModelKind::kScatterCnn) load.scaling = FeatureScaling::kNone;
+  if (model.kind == ModelKind::kScatterCnn) load.features = FeatureKind::kScatterNet;
   if (parser.isSet("features")) {
     const std::string name = parser.value("features");
     const std::optional<FeatureKind> kind = parseFeatureKind(name);
@@ -195,6 +228,16 @@ void writeResolved(JsonWriter& json, const ResolvedRun& run) {
 
 void writeTrainingJson(JsonWriter& json, const TrainingSetup& setup, const TrainingResult& r) {
   json.field("mechanism", mechanismId(r.run.mechanism));
+  const ModelSpec model = r.model.spec();
+  json.key("model").beginObject().field("kind", modelKindName(model.kind));
+  json.field("parameters", static_cast<std::int64_t>(r.model.parameters().size()));
+  if (const Network* network = r.model.network()) {
+    json.field("activation", activationName(model.effectiveActivation()));
+    json.key("layers").beginArray();
+    for (const std::string& layer : network->describe()) json.value(layer);
+    json.endArray();
+  }
+  json.endObject();
   json.field("data", setup.description);
   json.field("private", r.epsilon.has_value());
   if (r.epsilon) {

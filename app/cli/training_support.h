@@ -25,7 +25,9 @@ struct TrainingData {
 };
 
 void addTrainingOptions(CommandLine& parser);
-// --mechanism, --accountant, --target-epsilon, --seed, --threads, --epochs and the knobs.
+// --model, --hidden, --activation.
+core::Result<core::training::ModelSpec> modelSpecFromParser(const CommandLine& parser);
+// --mechanism, --accountant, --target-epsilon, --seed, --threads, --epochs, --model and the knobs.
 core::Result<core::training::TrainerConfig> trainerConfigFromParser(const CommandLine& parser);
 // --data, --test-fraction, --label-column, --scaling: the loaded, split data set.
 core::Result<TrainingData> trainingDataFromParser(const CommandLine& parser, std::uint64_t seed);

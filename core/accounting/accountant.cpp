@@ -70,6 +70,7 @@ std::vector<Violation> Accountant::check(const Params& params) const {
                                     ", whose iterates it does not bound (composition accountants still apply: "
                                     "an optimiser only post-processes a privatised gradient)"});
   }
+  if (!a.convexLossReason.empty() && !params.convexLoss) out.push_back({"non-convex model", a.convexLossReason});
   addViolations(params, out);
   return out;
 }

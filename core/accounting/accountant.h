@@ -45,6 +45,9 @@ struct Assumptions {
   // Adam is outside it. False for the analyses of the released noisy gradients, which any
   // optimiser only post-processes.
   bool plainGradientSteps = false;
+  // The analysis needs a convex (or weakly convex with certified constants) loss; the reason it
+  // gives when Params::convexLoss is false.
+  std::string convexLossReason{};
 };
 
 struct Violation {

@@ -86,7 +86,11 @@ CyclicAccountant::CyclicAccountant()
                                   "formulas restored from the paper's shifted-Rényi framework (Feldman et al. "
                                   "2018), not transcribed from its printed theorems",
                                   "replace-one neighbours"},
-                   .plainGradientSteps = true},
+                   .plainGradientSteps = true,
+                   .convexLossReason = "Kong & Ribero 2024's Thm 4.4/4.5 need the loss to be w-weakly convex with "
+                                       "upper curvature M (their A2) and every per-example gradient ≤ L without "
+                                       "clipping; no w or M can be certified for a network, whose curvature grows "
+                                       "with its weights, so only the all-iterates baseline would hold"},
               .variants = {{"", "Thm 4.5, worst record (restored)", ""},
                            {"first-batch", "Thm 4.5, record in the first batch (paper form)", ""},
                            {"bounded-domain", "bounded domain, Thm 4.4",

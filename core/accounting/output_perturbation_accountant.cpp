@@ -163,7 +163,10 @@ OutputPerturbationAccountant::OutputPerturbationAccountant()
                                   "loss L-Lipschitz, λ-strongly convex, β-smooth; contraction ρ = max(|1−ηλ|, "
                                   "|1−ηβ|) < 1",
                                   "replace-one neighbours"},
-                   .plainGradientSteps = true},
+                   .plainGradientSteps = true,
+                   .convexLossReason = "output perturbation's sensitivity (Chen, Lee & Kifer 2019, Lemma 2) needs "
+                                       "SGD to contract, which takes a λ-strongly convex, β-smooth loss; a "
+                                       "network's loss is not convex"},
               .nativeKeys = {"rho", "Delta", "Delta_inf"},
               .color = 0x8c564b,
           },

@@ -113,7 +113,10 @@ SgldAccountant::SgldAccountant()
                                   "step sizes η_k < 1/β; projection onto a ball of radius ≥ L/λ",
                                   "θ₀ ~ Π_C(N(0, 2σ_L²/λ·I)); Langevin noise √(2η_k)·σ_L per step",
                                   "replace-one neighbours"},
-                   .plainGradientSteps = true},
+                   .plainGradientSteps = true,
+                   .convexLossReason = "the Langevin bound (Ryffel, Bach & Pointcheval 2022, Thm 3.1) needs a "
+                                       "λ-strongly convex, β-smooth loss; a network's loss is not convex, so no ε "
+                                       "follows from it"},
               .variants = {{"", "Langevin bound (exact Σηₖ)", ""},
                            {"closed-form", "paper's closed form (λK/(4β+λK) for the decreasing schedule)", ""},
                            {"baseline", "composition baseline",

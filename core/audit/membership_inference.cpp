@@ -201,18 +201,15 @@ Status validate(const AuditConfig& config, const TrainTestSplit* data) {
 
 }  // namespace
 
-std::vector<double> trueClassLogits(const SoftmaxModel& model, const FeatureMatrix& features,
+std::vector<double> trueClassLogits(const Model& model, const FeatureMatrix& features,
                                     std::span<const std::int32_t> labels) {
-  const Eigen::MatrixXd weights = model.weights().cast<double>();
-  const Eigen::RowVectorXd bias = model.bias().cast<double>();
   const Eigen::Index n = features.rows();
-  const Eigen::Index classes = weights.cols();
   std::vector<double> phi(static_cast<std::size_t>(n), 0.0);
   constexpr Eigen::Index kBlock = 256;  // bounded memory whatever n
   for (Eigen::Index begin = 0; begin < n; begin += kBlock) {
     const Eigen::Index rows = std::min(kBlock, n - begin);
-    Eigen::MatrixXd z = features.middleRows(begin, rows).cast<double>() * weights;
-    z.rowwise() += bias;
+    const Eigen::MatrixXd z = model.logits(FeatureMatrix(features.middleRows(begin, rows)));
+    const Eigen::Index classes = z.cols();
     for (Eigen::Index i = 0; i < rows; ++i) {
       const int y = labels[static_cast<std::size_t>(begin + i)];
       double top = -std::numeric_limits<double>::infinity();

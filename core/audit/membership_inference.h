@@ -144,7 +144,7 @@ Result<AuditReport> runAudit(const training::Trainer& configured, std::shared_pt
                              const AuditConfig& config);
 
 // φ = log(p_y/(1 − p_y)) of the model on each row, in double: z_y − log Σ_{j≠y} e^{z_j}.
-std::vector<double> trueClassLogits(const training::SoftmaxModel& model, const training::FeatureMatrix& features,
+std::vector<double> trueClassLogits(const training::Model& model, const training::FeatureMatrix& features,
                                     std::span<const std::int32_t> labels);
 
 // LiRA scores (see above). shadowPhi[j][i] and shadowIn[j][i] for shadow model j and audited

@@ -61,6 +61,10 @@ struct Params {
   // analyses that follow the iterates themselves (sgld, cyclic, outpert, sgmcmc, the last-iterate
   // heuristic) assume plain steps and report a violation.
   std::optional<Optimizer> optimizer;
+  // The loss is convex in the parameters (softmax regression, the default). False for a network:
+  // the analyses that need a convex loss (sgld, cyclic's Thm 4.4/4.5, outpert) then report a
+  // "non-convex model" violation; the composition accountants hold for any loss.
+  bool convexLoss = true;
   bool averaged = false;  // outpert: release the average of the last epoch (Chen, Lee & Kifer 2019, Prop. 3)
 
   bool operator==(const Params&) const = default;  // every knob, exactly

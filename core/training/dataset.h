@@ -46,6 +46,14 @@ struct Dataset {
   int numClasses = 0;
   std::vector<std::string> classNames;  // numClasses names ("0", "1", … when the source has none)
   std::optional<ImageShape> image;      // set by the loaders of image sources
+  // Rows that are feature maps, channel-major (channel, row, column): ScatterNet's 81 × 7 × 7.
+  struct FeatureMapShape {
+    int channels = 0;
+    int height = 0;
+    int width = 0;
+    bool operator==(const FeatureMapShape&) const = default;
+  };
+  std::optional<FeatureMapShape> featureMap;
   // ‖x‖ ≤ rowNormBound for every row, whatever the data, because the preprocessing guarantees it
   // (1 after unit-norm or clip-norm scaling, √(channels·h·w) after a GroupNorm); unset when only
   // the data itself says how large its rows are (features as read).

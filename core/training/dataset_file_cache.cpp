@@ -191,6 +191,12 @@ void writeDataset(Writer& out, const Dataset& data) {
   }
   out.value<std::uint8_t>(data.rowNormBound ? 1 : 0);
   if (data.rowNormBound) out.value(*data.rowNormBound);
+  out.value<std::uint8_t>(data.featureMap ? 1 : 0);
+  if (data.featureMap) {
+    out.value<std::int32_t>(data.featureMap->channels);
+    out.value<std::int32_t>(data.featureMap->height);
+    out.value<std::int32_t>(data.featureMap->width);
+  }
 }
 
 constexpr std::uint64_t kMaxNameBytes = 1 << 16;
@@ -251,6 +257,15 @@ bool readDataset(Reader& in, Dataset& data, const LoadOptions& options) {
     double bound = 0.0;
     if (!in.value(bound) || !(std::isfinite(bound) && bound > 0.0)) return false;
     data.rowNormBound = bound;
+  }
+  std::uint8_t hasMap = 0;
+  if (!in.value(hasMap) || hasMap > 1) return false;
+  if (hasMap) {
+    Dataset::FeatureMapShape& map = data.featureMap.emplace();
+    if (!in.value(map.channels) || !in.value(map.height) || !in.value(map.width) || map.channels < 1 ||
+        map.height < 1 || map.width < 1 || static_cast<std::int64_t>(map.channels) * map.height * map.width != cols) {
+      return false;
+    }
   }
   return true;
 }

@@ -62,6 +62,7 @@ Dataset subset(const Dataset& data, const std::vector<std::int64_t>& rows, std::
   out.numClasses = data.numClasses;
   out.classNames = data.classNames;
   out.image = data.image;
+  out.featureMap = data.featureMap;
   out.rowNormBound = data.rowNormBound;  // a bound on every row is one on any subset's
   return out;
 }

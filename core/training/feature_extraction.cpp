@@ -67,6 +67,7 @@ Result<Dataset> scatterNetFeatures(const Dataset& images, const ScatterNetSettin
   out.classNames = images.classNames;
   out.features.resize(images.features.rows(), transform->outputSize());
   out.rowNormBound = std::sqrt(static_cast<double>(transform->outputSize()));
+  out.featureMap = Dataset::FeatureMapShape{channels, transform->outputHeight(), transform->outputWidth()};
 
   const std::int64_t n = images.size();
   const std::int64_t pieces = (n + kImagesPerPiece - 1) / kImagesPerPiece;

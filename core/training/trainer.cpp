@@ -178,6 +178,12 @@ Status resolveDataConstants(const TrainerConfig& config, const DataBounds& bound
                         describe(run.betaUsed / p.lambda) + " steps (this run: " + std::to_string(p.K) +
                         "), and its start N(0, 2σ_L²/λ·I) is wide; Ryffel et al.'s runs use β/λ ≈ 10⁴–10⁵");
   }
+  if (!config.model.convex()) {
+    run.notes.push_back("the " + std::string(modelKindName(config.model.kind)) +
+                        " is not convex: its ε is composition's (rdp, gdp, pld and the sampler-aware accountants); "
+                        "the Langevin, cyclic and output-perturbation analyses do not apply");
+    return Status::ok();
+  }
   run.notes.push_back("β = " + describe(run.betaUsed) +
                       " (per-example bound (R²+1)/2 + λ); empirical β of Ryffel et "
                       "al. 2022, Lemma 5.1 = " +
@@ -282,9 +288,42 @@ DataBounds computeDataBounds(const TrainTestSplit& data) {
   return data.bounds ? *data.bounds : dataBounds(data.train, data.test);
 }
 
+// The model reads the data (a CNN needs images), and a network is trained only by the
+// mechanisms whose accountants hold for any loss: the others' analyses need a convex one.
+Status validateModel(const TrainerConfig& config, const Dataset& train) {
+  if (config.model.kind == ModelKind::kLinear) return Status::ok();
+  DPX_RETURN_IF_ERROR(Model::create(config.model, train, config.seed).status());
+  const std::string model(modelKindName(config.model.kind));
+  switch (config.mechanism) {
+    case Mechanism::kDpSgld:
+      return Status::invalidArgument(
+          "dp-sgld cannot train the " + model +
+          ": its ε is the Langevin bound of Ryffel, Bach & Pointcheval 2022 (Thm 3.1), which needs a λ-strongly "
+          "convex, β-smooth loss, and a network's loss is not convex. Use dp-sgd (or sgld-posterior), whose "
+          "composition accountants hold for any loss, or --model linear");
+    case Mechanism::kCyclic:
+      return Status::invalidArgument(
+          "cyclic cannot train the " + model +
+          ": Kong & Ribero 2024's last-iterate bounds (Thm 4.4/4.5) need the loss's weak convexity w and upper "
+          "curvature M (their A2) and unclipped gradients bounded by L, and no w or M can be certified for a "
+          "network, whose curvature grows with its weights. Use dp-sgd, or --model linear");
+    case Mechanism::kOutpert:
+      return Status::invalidArgument(
+          "outpert cannot train the " + model +
+          ": output perturbation's sensitivity (Chen, Lee & Kifer 2019, Lemma 2) needs SGD to contract, which takes "
+          "a λ-strongly convex, β-smooth loss, and a network's loss is not convex. Use dp-sgd, or --model linear");
+    case Mechanism::kDpSgd:
+    case Mechanism::kSgldPosterior:
+    case Mechanism::kSgd:
+      break;
+  }
+  return Status::ok();
+}
+
 Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
                                                  std::shared_ptr<const TrainTestSplit> data) {
   DPX_RETURN_IF_ERROR(validateConfig(config, data.get()));
+  DPX_RETURN_IF_ERROR(validateModel(config, data->train));
   ResolvedRun run;
   run.mechanism = config.mechanism;
   run.sampling = config.knobs.sampling.value_or(mechanismInfo(config.mechanism).sampling);
@@ -294,6 +333,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
 
   Params p = config.knobs;
   p.n = data->train.size();
+  p.convexLoss = config.model.convex();
   DPX_RETURN_IF_ERROR(resolveSteps(config, p, run));
   const DataBounds bounds = config.bounds ? *config.bounds : computeDataBounds(*data);
   DPX_RETURN_IF_ERROR(resolveDataConstants(config, bounds, p, run));
@@ -311,6 +351,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   run.accountantParams = p;
   recordOverrides(config, run);
   return std::unique_ptr<Trainer>(new Trainer(config, std::move(data), std::move(run)));
+}
+
+Model Trainer::initialModel(std::uint64_t seed) const {
+  Result<Model> model = Model::create(m_config.model, m_data->train, seed);
+  return model ? std::move(*model) : Model(SoftmaxModel(m_data->train.dimension(), m_data->train.numClasses));
 }
 
 std::unique_ptr<Trainer> Trainer::withSeed(std::uint64_t seed) const {
@@ -358,7 +403,7 @@ class TrainingLoop {
         m_test(data.test),
         m_control(control),
         m_callbacks(callbacks),
-        m_model(data.train.dimension(), data.train.numClasses),
+        m_model(trainer.initialModel(trainer.config().seed)),
         m_uniform(data.train.size()),
         m_langevin(accounting::sgldSchedule(m_p)) {
     m_result.run = m_run;
@@ -451,11 +496,11 @@ class TrainingLoop {
   GradientStats gradientAndNoise(std::int64_t step) {
     m_noiseStd = noiseStd(step);
     if (!(m_noiseStd > 0.0))
-      return clippedGradientSum(m_model, m_train, {}, m_batch, m_run.clipNorm, m_workspace, m_gradient);
+      return m_model.clippedGradientSum(m_train, m_batch, m_run.clipNorm, m_workspace, m_gradient);
     m_noise.setZero(m_model.parameters().size());
     const auto index = static_cast<std::uint64_t>(step);
-    return clippedGradientSum(
-        m_model, m_train, {}, m_batch, m_run.clipNorm, m_workspace, m_gradient, kNoiseParts,
+    return m_model.clippedGradientSum(
+        m_train, m_batch, m_run.clipNorm, m_workspace, m_gradient, kNoiseParts,
         [&](std::size_t part) { addNoisePart(m_noise, part, m_noiseStd, m_config.seed, Stream::kNoise, index); });
   }
 
@@ -603,7 +648,7 @@ class TrainingLoop {
     record.epoch = epoch;
     record.steps = stepsDone;
     record.seconds = m_trainingSeconds;
-    SoftmaxModel shown = m_model;
+    Model shown = m_model;
     bool averagedRelease = false;
     if (m_run.mechanism == Mechanism::kOutpert) {
       averagedRelease = m_p.averaged && stepsDone == m_run.steps && m_lastEpochCount > 0;
@@ -662,7 +707,7 @@ class TrainingLoop {
 
   void releasePosteriorAverage() {
     if (m_run.mechanism != Mechanism::kSgldPosterior || m_posteriorSteps == 0 || !(m_posteriorWeight > 0.0)) return;
-    SoftmaxModel average(m_model.dimension(), m_model.classes());
+    Model average = m_model;
     average.parameters() = (m_posteriorSum / m_posteriorWeight).cast<float>();
     PosteriorAverage a;
     a.burnInSteps = m_burnInSteps;
@@ -684,9 +729,9 @@ class TrainingLoop {
 
   // `model` on the training and the test set (test accuracy 0 without test records); `counted`:
   // the rows count towards examplesEvaluated.
-  ModelEvaluation evaluateOnBothSets(const SoftmaxModel& model, std::int64_t steps, bool counted = true) {
+  ModelEvaluation evaluateOnBothSets(const Model& model, std::int64_t steps, bool counted = true) {
     const Dataset* const sets[] = {&m_train, &m_test};
-    const std::vector<Evaluation> e = evaluate(model, std::span(sets, m_test.size() > 0 ? 2 : 1));
+    const std::vector<Evaluation> e = model.evaluate(std::span(sets, m_test.size() > 0 ? 2 : 1));
     if (counted) m_result.examplesEvaluated += m_train.size() + m_test.size();
     return {steps, e[0], m_test.size() > 0 ? e[1].accuracy : 0.0};
   }
@@ -700,7 +745,7 @@ class TrainingLoop {
   TrainingControl* m_control;
   const TrainerCallbacks& m_callbacks;
   TrainingResult m_result;
-  SoftmaxModel m_model;
+  Model m_model;
   GradientWorkspace m_workspace;
   Eigen::VectorXf m_gradient;
   Eigen::VectorXf m_noise;                    // the current step's noise (when m_noiseStd > 0)

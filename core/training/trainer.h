@@ -28,6 +28,7 @@
 #include "common/status.h"
 #include "training/dataset.h"
 #include "training/mechanism.h"
+#include "training/model.h"
 #include "training/softmax_regression.h"
 
 namespace dpx::core::training {
@@ -38,6 +39,10 @@ DataBounds computeDataBounds(const TrainTestSplit& data);
 
 struct TrainerConfig {
   Mechanism mechanism = Mechanism::kDpSgld;
+  // What is trained: softmax regression (convex: every mechanism), or a network (mlp, cnn,
+  // scatter-cnn: not convex, so only the mechanisms whose accountants compose — dp-sgd,
+  // sgld-posterior, sgd — may train it).
+  ModelSpec model;
   // m, σ, η, δ, L (clip norm), λ, schedule, sampling and `averaged` are read; n comes from the
   // training set and K from `epochs` (K = ⌈E·n/m⌉, or whole passes for pass-based samplers).
   // A set `sampling` replaces the mechanism's own sampler (its accountant then says whether its
@@ -143,7 +148,7 @@ struct TrainingResult {
   double finalTestAccuracy = 0.0;
   double finalLoss = 0.0;
   std::optional<PosteriorAverage> posteriorAverage;  // sgld-posterior
-  SoftmaxModel model{0, 0};                          // the released model
+  Model model;                                       // the released model
 };
 
 // Shared between the GUI thread and the worker: cancel takes effect within one step.
@@ -189,6 +194,8 @@ class Trainer {
   // ε of releasing the model after `steps` steps; for outpert `averagedRelease` says whether the
   // released θ is the last epoch's average (Prop. 3) or the plain iterate.
   std::optional<double> epsilonAfter(std::int64_t steps, bool averagedRelease = false) const;
+  // The model a run with this seed starts from (create() checked that it fits the data).
+  Model initialModel(std::uint64_t seed) const;
 
  private:
   Trainer(TrainerConfig config, std::shared_ptr<const TrainTestSplit> data, ResolvedRun run)
