@@ -197,7 +197,7 @@ Result<StepNoise> stepNoise(TrainerConfig config, const std::shared_ptr<const Tr
     if (t > 0) {
       auto shorter = runSteps(config, split, t);
       if (!shorter) return shorter.status();
-      before = shorter->model;
+      before = *shorter->model.linear();
     } else if (config.mechanism == Mechanism::kDpSgld) {
       return Status::invalidArgument("dp-sgld starts from a random θ₀: replay a step t ≥ 1");
     }

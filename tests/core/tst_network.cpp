@@ -49,6 +49,13 @@ Dataset featureMaps(std::int64_t n, int classes, std::uint64_t seed) {
   return d;
 }
 
+ModelSpec specOf(ModelKind kind, int hidden = 16) {
+  ModelSpec spec;
+  spec.kind = kind;
+  spec.hidden = hidden;
+  return spec;
+}
+
 Network network(const ModelSpec& spec, const Dataset& data, std::uint64_t seed = 3) {
   auto input = networkInput(spec, data);
   if (!input) qFatal("%s", input.status().message().c_str());
@@ -84,13 +91,13 @@ class TestNetwork : public QObject {
  private Q_SLOTS:
   void architecturesHaveThePublishedSizes() {
     const Dataset mnist = images(4, 28, 28, 10, 1);
-    QCOMPARE(network({ModelKind::kCnn}, mnist).parameterCount(), Eigen::Index{26010});
+    QCOMPARE(network(specOf(ModelKind::kCnn), mnist).parameterCount(), Eigen::Index{26010});
     const Dataset scatter = featureMaps(4, 10, 1);
-    QCOMPARE(network({ModelKind::kScatterCnn}, scatter).parameterCount(), Eigen::Index{33066});
+    QCOMPARE(network(specOf(ModelKind::kScatterCnn), scatter).parameterCount(), Eigen::Index{33066});
     const Dataset adult = dpx::test::clusters(4, 30, 2, 1);
-    QCOMPARE(network({ModelKind::kMlp, 16}, adult).parameterCount(), Eigen::Index{30 * 16 + 16 + 16 * 2 + 2});
-    QCOMPARE(network({ModelKind::kMlp, 16}, adult).spec().effectiveActivation(), Activation::kRelu);
-    QCOMPARE(network({ModelKind::kCnn}, mnist).spec().effectiveActivation(), Activation::kTanh);
+    QCOMPARE(network(specOf(ModelKind::kMlp, 16), adult).parameterCount(), Eigen::Index{30 * 16 + 16 + 16 * 2 + 2});
+    QCOMPARE(network(specOf(ModelKind::kMlp, 16), adult).spec().effectiveActivation(), Activation::kRelu);
+    QCOMPARE(network(specOf(ModelKind::kCnn), mnist).spec().effectiveActivation(), Activation::kTanh);
   }
 
   // The batched clipped sum equals the sum of the one-example gradients, each clipped; the norms
@@ -171,7 +178,7 @@ class TestNetwork : public QObject {
 
   void sumIsTheSameForAnyThreadCount() {
     const Dataset data = images(70, 28, 28, 10, 21);
-    const Network net = network({ModelKind::kCnn}, data);
+    const Network net = network(specOf(ModelKind::kCnn), data);
     const std::vector<std::int64_t> rows = allRows(data.size());
     Eigen::VectorXf one;
     Eigen::VectorXf two;
@@ -182,15 +189,15 @@ class TestNetwork : public QObject {
 
   void modelsThatCannotReadTheData() {
     const Dataset tabular = dpx::test::clusters(10, 30, 2, 1);
-    auto cnn = networkInput({ModelKind::kCnn}, tabular);
+    auto cnn = networkInput(specOf(ModelKind::kCnn), tabular);
     QVERIFY(!cnn.isOk());
     QVERIFY2(cnn.status().message().find("tabular") != std::string::npos, cnn.status().message().c_str());
-    auto scatter = networkInput({ModelKind::kScatterCnn}, images(2, 28, 28, 2, 1));
+    auto scatter = networkInput(specOf(ModelKind::kScatterCnn), images(2, 28, 28, 2, 1));
     QVERIFY(!scatter.isOk());
     QVERIFY(scatter.status().message().find("--features scatternet") != std::string::npos);
     // 8 × 8 digits are too small for the MNIST CNN's second convolution.
     const Dataset digits = images(2, 8, 8, 2, 1);
-    auto small = Network::create({ModelKind::kCnn}, *networkInput({ModelKind::kCnn}, digits), 2);
+    auto small = Network::create(specOf(ModelKind::kCnn), *networkInput(specOf(ModelKind::kCnn), digits), 2);
     QVERIFY(!small.isOk());
     QVERIFY2(small.status().message().find("too small") != std::string::npos, small.status().message().c_str());
   }
@@ -202,7 +209,7 @@ class TestNetwork : public QObject {
     split->train = images(60, 28, 28, 3, 31);
     split->test = images(20, 28, 28, 3, 32);
     TrainerConfig c;
-    c.model = {ModelKind::kCnn};
+    c.model = specOf(ModelKind::kCnn);
     c.knobs.m = 20;
     c.knobs.L = 0.1;
     c.knobs.sigma = 1.0;
