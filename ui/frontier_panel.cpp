@@ -21,7 +21,18 @@ namespace {
 
 QString number(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
 
-constexpr int kSettleMs = 400;  // a frontier is seconds of work: wait for the knobs to rest
+constexpr int kSettleMs = 400;    // a frontier is seconds of work: wait for the knobs to rest
+constexpr int kModelsMode = 100;  // the mode box's data for the models side by side
+
+// Tramèr & Boneh's picture, as the issue of utility needs it: pixels, handcrafted features, a CNN.
+const std::vector<std::string> kComparedModels{"linear-pixels", "scatter-linear", "cnn"};
+
+QColor modelColor(const std::string& id) {
+  if (id == "linear-pixels") return QColor(0x78, 0x90, 0x9c);
+  if (id == "scatter-linear") return QColor(0x2e, 0x7d, 0x32);
+  if (id == "cnn") return QColor(0xef, 0x6c, 0x00);
+  return QColor(0x6a, 0x1b, 0x9a);
+}
 
 }  // namespace
 
@@ -45,10 +56,14 @@ QHBoxLayout* FrontierPanel::buildToolbar() {
   m_mode->setObjectName(QStringLiteral("frontierMode"));
   m_mode->addItem(QStringLiteral("accuracy against ε"), static_cast<int>(FrontierVary::kEpsilon));
   m_mode->addItem(QStringLiteral("accuracy against epochs at the current ε"), static_cast<int>(FrontierVary::kEpochs));
+  m_mode->addItem(QStringLiteral("models side by side (Tramèr & Boneh 2021)"), kModelsMode);
   m_mode->setToolTip(
       QStringLiteral("Against ε: every point is a run calibrated to its target. Against epochs: every "
                      "point is calibrated to the same ε, so it shows whether more epochs help at equal "
-                     "privacy (the Langevin bound of DP-SGLD saturates in K, Ryffel et al. 2022, Thm 3.1)."));
+                     "privacy (the Langevin bound of DP-SGLD saturates in K, Ryffel et al. 2022, Thm 3.1). "
+                     "Models: linear on pixels, ScatterNet + linear and the end-to-end CNN on the trainer's "
+                     "images, each trained by DP-SGD with Tramèr & Boneh 2021's recipe at every target ε — at "
+                     "moderate ε handcrafted features win. Minutes of training: press Compute."));
   m_points = new QSpinBox(this);
   m_points->setRange(3, 16);
   m_points->setValue(10);
@@ -119,7 +134,7 @@ void FrontierPanel::connectSignals() {
   m_settle.setSingleShot(true);
   m_settle.setInterval(kSettleMs);
   connect(&m_settle, &QTimer::timeout, this, [this] {
-    if (m_follow->isChecked() && isVisible()) compute();
+    if (m_follow->isChecked() && isVisible()) computeIfQuick();
   });
   m_utilitySettle.setSingleShot(true);
   m_utilitySettle.setInterval(kSettleMs);
@@ -133,12 +148,13 @@ void FrontierPanel::connectSignals() {
   connect(m_trainer, &TrainerPanel::trainingFinished, this, changed);
   connect(m_model, &ParameterModel::paramsChanged, this, changed);
   connect(m_model, &ParameterModel::trainerChanged, this, changed);
-  connect(m_mode, &QComboBox::activated, this, [this] { compute(); });
+  connect(m_mode, &QComboBox::activated, this, [this] { computeIfQuick(); });
   connect(m_compute, &QPushButton::clicked, this, &FrontierPanel::compute);
   connect(m_cancel, &QPushButton::clicked, this, [this] {
     m_job.cancel();
     ++m_generation;
     m_status->setText(QStringLiteral("Cancelled."));
+    Q_EMIT frontierFinished();
   });
   connect(&m_job, &BackgroundJob::progressed, this,
           [this](double f) { m_progress->setValue(static_cast<int>(1000 * f)); });
@@ -183,7 +199,205 @@ std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
   return job;
 }
 
+bool FrontierPanel::modelsMode() const { return m_mode->currentData().toInt() == kModelsMode; }
+
+std::optional<double> FrontierPanel::estimateSeconds() const {
+  const TrainingController* controller = m_trainer->controller();
+  if (modelsMode()) {
+    QString error;
+    const std::optional<ModelComparisonRequest> request = buildComparison(&error);
+    if (!request) return std::nullopt;
+    return comparisonSecondsEstimate(*request, *controller->cache(), controller->measuredRate(),
+                                     controller->measuredNetworkRate());
+  }
+  QString error;
+  const std::optional<FrontierJob> job = buildJob(&error);
+  const std::optional<TrainingRequest> training = m_trainer->buildRequest(&error);
+  if (!job || !training) return std::nullopt;
+  TrainingRequest one = *training;
+  one.mechanisms = job->request.mechanisms;
+  one.mechanisms.push_back(Mechanism::kSgd);  // the ceiling
+  const std::optional<double> run = controller->estimateSeconds(one);
+  if (!run) return std::nullopt;
+  const bool byEpsilon = job->request.vary == FrontierVary::kEpsilon;
+  const double points = static_cast<double>(byEpsilon ? job->request.epsilons.size() : job->request.epochsList.size());
+  return *run * points * job->request.seeds;
+}
+
+void FrontierPanel::computeIfQuick() {
+  const std::optional<double> seconds = estimateSeconds();
+  if (seconds && *seconds <= kLiveBudgetSeconds) {
+    compute();
+    return;
+  }
+  m_job.cancel();
+  ++m_generation;
+  m_status->setText(seconds ? QStringLiteral("This frontier would take about %1 s on this machine (it follows the "
+                                             "knobs by itself under %2 s): press Compute.")
+                                  .arg(number(*seconds, 2))
+                                  .arg(kLiveBudgetSeconds)
+                            : QStringLiteral("Press Compute: the data is not loaded yet, so how long this frontier "
+                                             "would take is not known."));
+}
+
+std::optional<ModelComparisonRequest> FrontierPanel::buildComparison(QString* error) const {
+  const QString source = m_model->trainer().source;
+  if (source.isEmpty() || source == QLatin1String("open")) {
+    *error = QStringLiteral(
+        "Choose a dataset of 28 × 28 images in the Training tab (Fashion-MNIST needs the Debian "
+        "package dataset-fashion-mnist).");
+    return std::nullopt;
+  }
+  const std::optional<double> center =
+      m_model->trainer().targetEpsilon ? m_model->trainer().targetEpsilon : m_trainer->tableEpsilon();
+  if (!center || !(*center > 0.0)) {
+    *error = QStringLiteral("No ε to centre the frontier on yet (the accountant table is still computing).");
+    return std::nullopt;
+  }
+  ModelComparisonRequest request;
+  request.source = source.toStdString();
+  request.recipes = kComparedModels;
+  request.epsilons = frontierEpsilonGrid(*center, m_points->value());
+  request.delta = m_model->params().delta;
+  request.seeds = m_seeds->value();
+  request.seed = static_cast<std::uint64_t>(m_trainer->seedBox()->value());
+  request.threads = m_trainer->threadsBox()->value();
+  return request;
+}
+
+void FrontierPanel::computeModels() {
+  QString error;
+  std::optional<ModelComparisonRequest> request = buildComparison(&error);
+  if (!request) {
+    m_status->setText(error.toHtmlEscaped());
+    return;
+  }
+  const std::uint64_t generation = ++m_generation;
+  m_running.reset();
+  m_result.reset();
+  m_comparison.reset();
+  m_comparisonRunning = request;
+  m_models.clear();
+  for (const std::string& id : request->recipes) {
+    ModelComparisonSeries s;
+    s.id = id;
+    s.label = findRecipe(id)->label;
+    s.points.resize(request->epsilons.size());
+    m_models.push_back(std::move(s));
+  }
+  m_chart->removeCurvesExcept({});
+  for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
+  m_chart->setAxisTitle(
+      Qt::Horizontal,
+      QStringLiteral("ε (at δ = %1), DP-SGD, each model with its own recipe").arg(number(request->delta)));
+  m_chart->setMarker(request->epsilons[request->epsilons.size() / 2], QStringLiteral("current ε"));
+  m_chart->refreshAxes();
+  m_progress->setValue(0);
+  m_status->setText(QStringLiteral("Training %1 models at %2 targets ε, %3 seeds each…")
+                        .arg(request->recipes.size())
+                        .arg(request->epsilons.size())
+                        .arg(request->seeds));
+  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  m_job.request(
+      [this, work = *request, cache, generation](const std::atomic<bool>& cancel,
+                                                 const BackgroundJob::Progress& progress) -> std::any {
+        ModelComparisonCallbacks callbacks;
+        callbacks.progress = progress;
+        callbacks.pointDone = [this, generation](std::size_t s, std::size_t i, const FrontierPoint& p) {
+          QMetaObject::invokeMethod(
+              this, [this, generation, s, i, p] { showModelPoint(generation, s, i, p); }, Qt::QueuedConnection);
+        };
+        callbacks.status = [this, generation](const std::string& text) {
+          const QString line = QString::fromStdString(text);
+          QMetaObject::invokeMethod(
+              this,
+              [this, generation, line] {
+                if (generation == m_generation) m_status->setText(line.toHtmlEscaped() + QStringLiteral("…"));
+              },
+              Qt::QueuedConnection);
+        };
+        core::Result<ModelComparisonResult> result = compareModels(work, *cache, callbacks, &cancel);
+        if (!result) return result.status();
+        return std::move(*result);
+      },
+      [this, generation](std::any&& result) {
+        if (auto* status = std::any_cast<core::Status>(&result)) {
+          m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
+                                .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
+          return;
+        }
+        if (auto* r = std::any_cast<ModelComparisonResult>(&result)) finishModels(generation, std::move(*r));
+      });
+}
+
+void FrontierPanel::showModelPoint(std::uint64_t generation, std::size_t series, std::size_t index,
+                                   const FrontierPoint& point) {
+  if (generation != m_generation || series >= m_models.size() || index >= m_models[series].points.size()) return;
+  m_models[series].points[index] = point;
+  redrawModel(series);
+  Q_EMIT pointShown();
+}
+
+void FrontierPanel::redrawModel(std::size_t series) {
+  const ModelComparisonSeries& s = m_models[series];
+  const QString id = QString::fromStdString(s.id);
+  QVector<QPointF> mean;
+  QVector<QPointF> low;
+  QVector<QPointF> high;
+  QStringList notes;
+  for (const FrontierPoint& p : s.points) {
+    if (!p.ok()) continue;
+    const double x = p.epsilon.value_or(p.targetEpsilon);
+    mean.push_back({x, p.accuracyMean});
+    low.push_back({x, p.accuracyMin});
+    high.push_back({x, p.accuracyMax});
+    notes << QStringLiteral("target ε %1 → ε %2 · σ = %3 · %4 steps · accuracy %5 % (%6–%7 %) over %8 seeds")
+                 .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.sigma))
+                 .arg(p.steps)
+                 .arg(number(100 * p.accuracyMean), number(100 * p.accuracyMin), number(100 * p.accuracyMax))
+                 .arg(p.seeds);
+  }
+  CurveStyle style;
+  style.color = modelColor(s.id);
+  style.markers = true;
+  const ModelRecipe* recipe = findRecipe(s.id);
+  style.tooltip = QString::fromStdString(s.label + ": " + (recipe ? recipe->settings : std::string()));
+  m_chart->setCurve(id, QString::fromStdString(s.label), mean, style);
+  m_chart->setPointNotes(id, notes);
+  m_chart->setBand(id + QStringLiteral(":band"), low, high, style.color);
+  m_chart->refreshAxes();
+}
+
+void FrontierPanel::finishModels(std::uint64_t generation, ModelComparisonResult result) {
+  if (generation != m_generation) return;
+  m_models = result.series;
+  QStringList errors;
+  for (std::size_t s = 0; s < m_models.size(); ++s) {
+    redrawModel(s);
+    if (!m_models[s].error.empty()) {
+      errors << QString::fromStdString(m_models[s].label + ": " + m_models[s].error).toHtmlEscaped();
+    }
+  }
+  QString text = QStringLiteral(
+                     "%1 runs on %2 in %3 s%4 — DP-SGD, ε from %5; each model with Tramèr & Boneh 2021's "
+                     "recipe (hover a curve).")
+                     .arg(result.runs)
+                     .arg(m_comparisonRunning ? QString::fromStdString(m_comparisonRunning->source) : QString(),
+                          number(result.seconds, 3), result.cancelled ? QStringLiteral(" (cancelled)") : QString(),
+                          QString::fromStdString(result.accountant));
+  if (!errors.isEmpty())
+    text += QStringLiteral("<br><span style='color:#b71c1c'>%1</span>").arg(errors.join(QStringLiteral("<br>")));
+  m_status->setText(text);
+  m_progress->setValue(1000);
+  m_comparison = std::move(result);
+  Q_EMIT frontierFinished();
+}
+
 void FrontierPanel::compute() {
+  if (modelsMode()) {
+    computeModels();
+    return;
+  }
   QString error;
   std::optional<FrontierJob> job = buildJob(&error);
   if (!job) {
@@ -193,6 +407,7 @@ void FrontierPanel::compute() {
   const std::uint64_t generation = ++m_generation;
   m_running = job;
   m_result.reset();
+  m_comparison.reset();
   const std::size_t points = resetSeries(*job);
   prepareChart(*job);
   m_progress->setValue(0);

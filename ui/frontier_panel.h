@@ -4,6 +4,11 @@
 // recalibrated: whether more epochs help at equal privacy). Points appear as their runs finish; a
 // newer request cancels the older one. Below it, the papers' utility bounds for the knobs.
 // The data, mechanisms, knobs and seed are the trainer's (one set of knobs).
+// A third mode puts models side by side (Tramèr & Boneh 2021's picture): linear on pixels,
+// ScatterNet + linear and the end-to-end CNN, each trained by DP-SGD with its own recipe
+// (model_comparison.h) at the same targets ε. Following the knobs, a frontier starts by itself only
+// when this machine is estimated to finish it within the live budget (two seconds); otherwise the
+// status says how long it would take and Compute starts it.
 #pragma once
 
 #include <QCheckBox>
@@ -26,6 +31,7 @@
 #include "parameter_model.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
+#include "training/model_comparison.h"
 
 namespace dpx::ui {
 
@@ -65,7 +71,17 @@ class FrontierPanel : public QWidget {
   // The finished frontier (points of a running one arrive in the chart first).
   const std::optional<core::training::FrontierResult>& lastResult() const { return m_result; }
   std::optional<FrontierJob> buildJob(QString* error) const;
+  // The models mode's request: the trainer's source, δ, seed and threads, the ε grid, the seeds.
+  std::optional<core::training::ModelComparisonRequest> buildComparison(QString* error) const;
+  const std::optional<core::training::ModelComparisonResult>& lastComparison() const { return m_comparison; }
+  bool modelsMode() const;
   void compute();  // a newer request cancels the running one
+  // Following the knobs: computes when the estimate is within the live budget; otherwise says
+  // how long it would take (press Compute).
+  void computeIfQuick();
+  // Seconds the current mode's frontier would take on this machine; nullopt when unknown (the
+  // data not loaded yet).
+  std::optional<double> estimateSeconds() const;
 
  Q_SIGNALS:
   void pointShown();
@@ -88,6 +104,11 @@ class FrontierPanel : public QWidget {
   void showCeiling(std::uint64_t generation, double accuracy);
   void redrawSeries(std::size_t series);
   void finish(std::uint64_t generation, core::training::FrontierResult result);
+  void computeModels();
+  void showModelPoint(std::uint64_t generation, std::size_t series, std::size_t index,
+                      const core::training::FrontierPoint& point);
+  void redrawModel(std::size_t series);
+  void finishModels(std::uint64_t generation, core::training::ModelComparisonResult result);
   void refreshUtility();
   void showUtility(const std::vector<struct UtilityTableRow>& rows);
   void fillUtility(const std::vector<struct UtilityTableRow>& rows);
@@ -112,6 +133,9 @@ class FrontierPanel : public QWidget {
   std::optional<FrontierJob> m_running;
   std::vector<core::training::FrontierSeries> m_series;  // as points arrive
   std::optional<core::training::FrontierResult> m_result;
+  std::optional<core::training::ModelComparisonRequest> m_comparisonRunning;
+  std::vector<core::training::ModelComparisonSeries> m_models;  // as points arrive
+  std::optional<core::training::ModelComparisonResult> m_comparison;
 };
 
 }  // namespace dpx::ui

@@ -187,8 +187,9 @@ void MainWindow::buildTrainingTabs() {
     if (index == kPrivacyTab && m_analyticsStale) requestAnalytics();
     if (index == kPrivacyTab && m_slowViewsStale) requestSlowViews();
     if (index == kTrainingTab || index == kFrontierTab) m_trainer->ensureDataLoaded();
-    if (index == kFrontierTab && !m_frontier->lastResult() && m_frontier->followBox()->isChecked()) {
-      QTimer::singleShot(0, m_frontier, &FrontierPanel::compute);
+    if (index == kFrontierTab && !m_frontier->lastResult() && !m_frontier->lastComparison() &&
+        m_frontier->followBox()->isChecked()) {
+      QTimer::singleShot(0, m_frontier, &FrontierPanel::computeIfQuick);
     }
   });
 }

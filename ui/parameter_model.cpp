@@ -55,7 +55,9 @@ void ParameterModel::apply(const ModelState& state) {
 void ParameterModel::push(const ModelState& before, const ModelState& after, const QString& text, int mergeId,
                           int dragToken) {
   m_lastEditDragged = dragToken != 0;
-  m_undo.push(new SetStateCommand(this, before, after, text, mergeId, dragToken));
+  ModelState consistent = after;
+  consistent.params.convexLoss = after.trainer.model.convex();
+  m_undo.push(new SetStateCommand(this, before, consistent, text, mergeId, dragToken));
 }
 
 void ParameterModel::pushParams(const Params& after, const QString& text, int mergeId, int dragToken) {

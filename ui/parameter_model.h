@@ -6,6 +6,8 @@
 // sampling from here. Its settings (dataset, mechanisms, calibration target) live here too, so
 // presets set them and undo covers them. Loading a dataset binds n to its training size ("n from
 // data"); releasing the binding lets n be a what-if while every run still uses the data's n.
+// The knobs' convexLoss follows the trainer's model in every state, so the accountant table, the
+// threat-model ladder and the checks grey the convex analyses for a network.
 #pragma once
 
 #include <QObject>
@@ -20,6 +22,7 @@
 #include "accounting/configuration_check.h"
 #include "common/params.h"
 #include "training/dataset.h"
+#include "training/network.h"
 
 namespace dpx::ui {
 
@@ -30,6 +33,9 @@ struct TrainerSettings {
   // per-record scaling (unset: unit norm).
   core::training::FeatureKind features = core::training::FeatureKind::kRaw;
   std::optional<core::training::FeatureScaling> scaling;
+  // The model trained: softmax regression, or a network (not convex: the accountants that need a
+  // convex loss are greyed, and the mechanisms that rest on them are not trained).
+  core::training::ModelSpec model;
   QStringList mechanisms{QStringLiteral("dp-sgld"), QStringLiteral("dp-sgd"), QStringLiteral("sgd")};
   bool calibrate = true;  // calibrate each mechanism to the target ε
   // The target; unset: follow the ε the table shows for the current knobs (the rdp row).

@@ -36,8 +36,9 @@ const QStringList kTopLevelKeys{QStringLiteral("format"), QStringLiteral("versio
                                 QStringLiteral("name"),   QStringLiteral("description"),    QStringLiteral("source"),
                                 QStringLiteral("notes"),  QStringLiteral("target_epsilon"), QStringLiteral("params"),
                                 QStringLiteral("trainer")};
-const QStringList kTrainerKeys{QStringLiteral("data"), QStringLiteral("mechanisms"), QStringLiteral("epochs"),
-                               QStringLiteral("features"), QStringLiteral("scaling")};
+const QStringList kTrainerKeys{QStringLiteral("data"),     QStringLiteral("mechanisms"), QStringLiteral("epochs"),
+                               QStringLiteral("features"), QStringLiteral("scaling"),    QStringLiteral("model"),
+                               QStringLiteral("hidden"),   QStringLiteral("activation")};
 const QStringList kParamsExtraKeys{QStringLiteral("epochs"),    QStringLiteral("schedule"),
                                    QStringLiteral("sampling"),  QStringLiteral("neighbouring"),
                                    QStringLiteral("optimizer"), QStringLiteral("averaged")};
@@ -216,6 +217,46 @@ Status applyEpochs(const Reader& r, const QString& base, const StepsSpec& spec, 
   return Status::ok();
 }
 
+// trainer.model, .hidden, .activation: the model trained (hidden units and activation only for
+// the models that have them).
+Status readTrainerModel(const Reader& r, const QJsonObject& o, const QString& base, Preset& preset) {
+  const bool any = o.contains(QStringLiteral("model")) || o.contains(QStringLiteral("hidden")) ||
+                   o.contains(QStringLiteral("activation"));
+  if (!any) return Status::ok();
+  core::training::ModelSpec spec;
+  const QString modelPath = base + QStringLiteral(".model");
+  DPX_ASSIGN_OR_RETURN(const QString name, r.string(o, QStringLiteral("model"), modelPath, true));
+  const auto kind = core::training::parseModelKind(name.toStdString());
+  if (!kind) {
+    return r.fail(modelPath,
+                  QStringLiteral("unknown model \"%1\" (expected linear, mlp, cnn or scatter-cnn)").arg(name));
+  }
+  spec.kind = *kind;
+  if (o.contains(QStringLiteral("hidden"))) {
+    const QString path = base + QStringLiteral(".hidden");
+    if (spec.kind != core::training::ModelKind::kMlp) {
+      return r.fail(path, QStringLiteral("only the mlp has hidden units (the model is %1)").arg(name));
+    }
+    DPX_ASSIGN_OR_RETURN(const double hidden, r.positiveNumber(o.value(QStringLiteral("hidden")), path));
+    if (hidden != std::floor(hidden) || hidden > 4096) {
+      return r.fail(path, QStringLiteral("hidden = %1 must be a whole number in [1, 4096]").arg(number(hidden)));
+    }
+    spec.hidden = static_cast<int>(hidden);
+  }
+  if (o.contains(QStringLiteral("activation"))) {
+    const QString path = base + QStringLiteral(".activation");
+    DPX_ASSIGN_OR_RETURN(const QString text, r.string(o, QStringLiteral("activation"), path, true));
+    if (spec.kind == core::training::ModelKind::kLinear) {
+      return r.fail(path, QStringLiteral("softmax regression (model linear) has no activation"));
+    }
+    const auto activation = core::training::parseActivation(text.toStdString());
+    if (!activation) return r.fail(path, QStringLiteral("unknown activation \"%1\" (expected tanh or relu)").arg(text));
+    spec.activation = *activation;
+  }
+  preset.trainerModel = spec;
+  return Status::ok();
+}
+
 Status readParams(const Reader& r, const QJsonValue& value, core::Params& params, bool& stepsGiven) {
   const QString base = QStringLiteral("params");
   if (!value.isObject()) return r.typeError(base, QStringLiteral("an object"), value);
@@ -281,7 +322,7 @@ Status readTrainer(const Reader& r, const QJsonValue& value, Preset& preset) {
     }
     preset.trainerScaling = *scaling;
   }
-  return Status::ok();
+  return readTrainerModel(r, o, base, preset);
 }
 
 // The trainer trains the epochs of the K knob (one set of knobs): trainer.epochs may stand for
@@ -474,7 +515,7 @@ bool operator==(const Preset& a, const Preset& b) {
          a.source == b.source && sameParams(a.params, b.params) && a.targetEpsilon == b.targetEpsilon &&
          a.notes == b.notes && a.trainerData == b.trainerData && a.trainerMechanisms == b.trainerMechanisms &&
          a.trainerEpochs == b.trainerEpochs && a.trainerFeatures == b.trainerFeatures &&
-         a.trainerScaling == b.trainerScaling;
+         a.trainerScaling == b.trainerScaling && a.trainerModel == b.trainerModel;
 }
 
 core::Result<Preset> parsePreset(const QByteArray& json, const QString& what) { return readPreset(json, what); }
@@ -504,6 +545,15 @@ QByteArray serializePreset(const Preset& preset) {
     if (preset.trainerScaling) {
       t.insert(QStringLiteral("scaling"),
                QString::fromLatin1(core::training::featureScalingName(*preset.trainerScaling).data()));
+    }
+    if (preset.trainerModel) {
+      const core::training::ModelSpec& m = *preset.trainerModel;
+      t.insert(QStringLiteral("model"), QString::fromLatin1(core::training::modelKindName(m.kind).data()));
+      if (m.kind == core::training::ModelKind::kMlp) t.insert(QStringLiteral("hidden"), m.hidden);
+      if (m.activation && m.kind != core::training::ModelKind::kLinear) {
+        t.insert(QStringLiteral("activation"),
+                 QString::fromLatin1(core::training::activationName(*m.activation).data()));
+      }
     }
     o.insert(QStringLiteral("trainer"), t);
   }
@@ -587,6 +637,7 @@ Preset presetFromState(const ModelState& state, const QString& name) {
   preset.trainerMechanisms = state.trainer.mechanisms;
   if (state.trainer.features != core::training::FeatureKind::kRaw) preset.trainerFeatures = state.trainer.features;
   preset.trainerScaling = state.trainer.scaling;
+  if (!state.trainer.model.convex()) preset.trainerModel = state.trainer.model;
   if (state.trainer.calibrate && state.trainer.targetEpsilon) preset.targetEpsilon = state.trainer.targetEpsilon;
   return preset;
 }
@@ -601,6 +652,8 @@ ModelState stateFromPreset(const Preset& preset, const ModelState& current) {
     state.trainer.features = preset.trainerFeatures.value_or(core::training::FeatureKind::kRaw);
     state.trainer.scaling = preset.trainerScaling;
   }
+  // And the model (softmax regression unless it says): a preset is one experiment.
+  state.trainer.model = preset.trainerModel.value_or(core::training::ModelSpec{});
   state.trainer.calibrate = preset.targetEpsilon.has_value();
   state.trainer.targetEpsilon = preset.targetEpsilon;
   // The paper's n stays on the knob (its accountants reproduce the published numbers); runs use

@@ -54,9 +54,13 @@ struct Preset {
   // "scaling" (unit-norm | clip-norm | none); unset: raw values, unit norm.
   std::optional<core::training::FeatureKind> trainerFeatures;
   std::optional<core::training::FeatureScaling> trainerScaling;
+  // The model trained ("model": linear | mlp | cnn | scatter-cnn, with "hidden" units for the mlp
+  // and "activation": tanh | relu); unset: softmax regression.
+  std::optional<core::training::ModelSpec> trainerModel;
 
   bool hasTrainer() const {
-    return !trainerData.isEmpty() || !trainerMechanisms.isEmpty() || trainerEpochs || trainerFeatures || trainerScaling;
+    return !trainerData.isEmpty() || !trainerMechanisms.isEmpty() || trainerEpochs || trainerFeatures ||
+           trainerScaling || trainerModel;
   }
 };
 

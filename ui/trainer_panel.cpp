@@ -187,6 +187,32 @@ QGroupBox* TrainerPanel::buildDataBox(QWidget* parent) {
   row->addWidget(m_dataset, 3);
   row->addWidget(m_features, 2);
   layout->addLayout(row);
+  m_modelKind = new QComboBox(box);
+  m_modelKind->setObjectName(QStringLiteral("modelBox"));
+  m_modelKind->addItem(QStringLiteral("model: softmax regression (linear, convex)"),
+                       static_cast<int>(ModelKind::kLinear));
+  m_modelKind->addItem(QStringLiteral("model: MLP, one hidden layer (tabular)"), static_cast<int>(ModelKind::kMlp));
+  m_modelKind->addItem(QStringLiteral("model: CNN on 28 × 28 pixels (26 010 weights)"),
+                       static_cast<int>(ModelKind::kCnn));
+  m_modelKind->addItem(QStringLiteral("model: CNN on ScatterNet features (33 066 weights)"),
+                       static_cast<int>(ModelKind::kScatterCnn));
+  m_modelKind->setToolTip(
+      QStringLiteral("Softmax regression is convex: every accountant applies. The networks are not: their ε is "
+                     "composition's (rdp, gdp, pld, sgmcmc), so dp-sgld, cyclic and output perturbation cannot train "
+                     "them. CNN: Papernot et al. 2020's tanh version of the TensorFlow Privacy MNIST CNN, as Tramèr "
+                     "& Boneh 2021 train it end to end on x/255. ScatterNet CNN: Tramèr & Boneh 2021's CNN on the "
+                     "81 × 7 × 7 scattering. MLP: one hidden ReLU layer (Bu et al. 2020's Adult model has 16 "
+                     "units). Every example's gradient is clipped exactly over all layers."));
+  m_hidden = new QSpinBox(box);
+  m_hidden->setObjectName(QStringLiteral("hiddenBox"));
+  m_hidden->setRange(1, 4096);
+  m_hidden->setValue(16);
+  m_hidden->setSuffix(QStringLiteral(" hidden units"));
+  m_hidden->setToolTip(QStringLiteral("The MLP's hidden layer width"));
+  auto* modelRow = new QHBoxLayout();
+  modelRow->addWidget(m_modelKind, 3);
+  modelRow->addWidget(m_hidden, 2);
+  layout->addLayout(modelRow);
   layout->addWidget(m_dataInfo);
   return box;
 }
@@ -297,6 +323,17 @@ void TrainerPanel::connectControls() {
   connect(m_dataset, &QComboBox::activated, this, &TrainerPanel::onDatasetChosen);
   connect(m_features, &QComboBox::activated, this,
           [this](int index) { setFeatures(static_cast<FeatureKind>(m_features->itemData(index).toInt())); });
+  connect(m_modelKind, &QComboBox::activated, this, [this](int index) {
+    ModelSpec spec = m_model->trainer().model;
+    spec.kind = static_cast<ModelKind>(m_modelKind->itemData(index).toInt());
+    spec.activation.reset();  // each model's own default
+    setModel(spec);
+  });
+  connect(m_hidden, &QSpinBox::editingFinished, this, [this] {
+    ModelSpec spec = m_model->trainer().model;
+    spec.hidden = m_hidden->value();
+    setModel(spec);
+  });
   connect(m_calibrate, &QCheckBox::toggled, this, [this](bool on) {
     editTrainer([&](TrainerSettings& t) { t.calibrate = on; },
                 on ? QStringLiteral("calibrate to a target ε") : QStringLiteral("train at the σ knob"));
@@ -457,6 +494,28 @@ void TrainerPanel::setFeatures(FeatureKind features) {
   ensureDataLoaded();
 }
 
+void TrainerPanel::setModel(const ModelSpec& model) {
+  if (m_model->trainer().model == model) return;
+  editTrainer(
+      [&](TrainerSettings& t) {
+        const bool wasCnn = t.model.kind == ModelKind::kCnn || t.model.kind == ModelKind::kScatterCnn;
+        t.model = model;
+        // The CNNs read the image (x/255) or the ScatterNet map as they are: scaling a row to unit
+        // norm would rescale every pixel by the image's brightness.
+        if (model.kind == ModelKind::kCnn) {
+          t.features = FeatureKind::kRaw;
+          t.scaling = FeatureScaling::kNone;
+        } else if (model.kind == ModelKind::kScatterCnn) {
+          t.features = FeatureKind::kScatterNet;
+          t.scaling = FeatureScaling::kNone;
+        } else if (wasCnn) {
+          t.scaling.reset();  // back to the linear models' unit-norm rows
+        }
+      },
+      QStringLiteral("model %1").arg(QString::fromLatin1(modelKindName(model.kind).data())));
+  ensureDataLoaded();
+}
+
 void TrainerPanel::ensureDataLoaded() {
   // Cached or not, the answer comes back as dataReady (n binds there), so every caller sees the
   // same sequence.
@@ -479,9 +538,25 @@ void TrainerPanel::refreshFromModel() {
     const QSignalBlocker block(m_features);
     m_features->setCurrentIndex(m_features->findData(static_cast<int>(t.features)));
   }
+  {
+    const QSignalBlocker block(m_modelKind);
+    m_modelKind->setCurrentIndex(m_modelKind->findData(static_cast<int>(t.model.kind)));
+  }
+  {
+    const QSignalBlocker block(m_hidden);
+    m_hidden->setValue(t.model.hidden);
+  }
+  m_hidden->setVisible(t.model.kind == ModelKind::kMlp);
   for (const auto& [m, box] : m_mechanisms) {
     const QSignalBlocker block(box);
     box->setChecked(t.mechanisms.contains(mechanismText(m)));
+    // A mechanism whose analysis needs a convex loss cannot train a network: greyed, with why.
+    const core::Status trains = mechanismTrainsModel(m, t.model);
+    box->setEnabled(trains.isOk());
+    const QString base = box->property("baseToolTip").toString();
+    if (base.isEmpty()) box->setProperty("baseToolTip", box->toolTip());
+    box->setToolTip(trains.isOk() ? box->property("baseToolTip").toString()
+                                  : QStringLiteral("non-convex model — ") + QString::fromStdString(trains.message()));
   }
   {
     const QSignalBlocker block(m_calibrate);
@@ -539,15 +614,26 @@ std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const 
   }
   TrainingRequest request;
   request.data = dataKey();
+  QStringList refused;
   for (const MechanismInfo& info : mechanismInfos()) {
-    if (m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data())))
-      request.mechanisms.push_back(info.mechanism);
+    if (!m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data()))) continue;
+    if (!mechanismTrainsModel(info.mechanism, m_model->trainer().model).isOk()) {
+      refused << QString::fromLatin1(info.id.data());
+      continue;
+    }
+    request.mechanisms.push_back(info.mechanism);
   }
   if (request.mechanisms.empty()) {
-    *error = QStringLiteral("Tick at least one mechanism.");
+    *error = refused.isEmpty() ? QStringLiteral("Tick at least one mechanism.")
+                               : QStringLiteral(
+                                     "%1 cannot train the %2 (non-convex model): tick dp-sgd, "
+                                     "sgld-posterior or sgd.")
+                                     .arg(refused.join(QStringLiteral(", ")),
+                                          QString::fromLatin1(modelKindName(m_model->trainer().model.kind).data()));
     return std::nullopt;
   }
   TrainerConfig& c = request.base;
+  c.model = m_model->trainer().model;
   c.knobs = m_model->params();
   c.epochs = core::nominalEpochs(c.knobs);
   c.threads = m_threads->value();

@@ -1,6 +1,8 @@
 // The trainer panel: choose a dataset (embedded digits and breast cancer, Fashion-MNIST when
 // installed, or a CSV/LIBSVM/IDX file) and the mechanisms to compare, then watch train/test
-// accuracy and ε spent grow epoch by epoch while the mechanisms train side by side.
+// accuracy and ε spent grow epoch by epoch while the mechanisms train side by side. The model is
+// softmax regression or a network (mlp, cnn, scatter-cnn); a network is trained only by the
+// mechanisms whose accountants hold for a non-convex loss, the others are greyed with the reason.
 // The trainer has no knobs of its own: m, σ, η, λ, δ, L, K (as epochs), schedule and sampling
 // come from the parameter model, and so do the dataset, the mechanisms and the calibration
 // target (undoable, set by presets). Calibration makes every mechanism meet the same ε (by
@@ -57,6 +59,8 @@ class TrainerPanel : public QWidget {
   QPushButton* cancelButton() const { return m_cancel; }
   QComboBox* datasetBox() const { return m_dataset; }
   QComboBox* featuresBox() const { return m_features; }
+  QComboBox* modelBox() const { return m_modelKind; }
+  QSpinBox* hiddenBox() const { return m_hidden; }
   QCheckBox* mechanismBox(core::training::Mechanism m) const { return m_mechanisms.at(m); }
   QCheckBox* liveBox() const { return m_live; }
   QCheckBox* calibrateBox() const { return m_calibrate; }
@@ -79,6 +83,9 @@ class TrainerPanel : public QWidget {
   std::optional<double> tableEpsilon() const { return m_tableEpsilon; }
   // Sets what the model sees (raw values or ScatterNet features): an undoable change.
   void setFeatures(core::training::FeatureKind features);
+  // Sets the model trained: an undoable change. The CNNs read pixels as they are (x/255) or the
+  // ScatterNet feature map, so choosing one also sets the features and scaling it reads.
+  void setModel(const core::training::ModelSpec& model);
   // The key of the current data (source, features, scaling, split seed).
   core::training::DatasetKey dataKey() const;
 
@@ -114,6 +121,8 @@ class TrainerPanel : public QWidget {
   TrainingController m_controller;
   QComboBox* m_dataset = nullptr;
   QComboBox* m_features = nullptr;
+  QComboBox* m_modelKind = nullptr;
+  QSpinBox* m_hidden = nullptr;
   QLabel* m_dataInfo = nullptr;
   std::map<core::training::Mechanism, QCheckBox*> m_mechanisms;
   QLabel* m_knobSummary = nullptr;

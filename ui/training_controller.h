@@ -77,8 +77,10 @@ class TrainingController : public QObject {
   // extraction when they are not computed yet but the source's raw data is loaded (then its
   // size is known). Nullopt when the data's size is unknown (not loaded).
   std::optional<double> estimateSeconds(const TrainingRequest& request) const;
-  // Parameter·examples per second measured on the last finished request (or the prior).
+  // Work units (training_controller.cpp: forward multiply-adds × examples) per second measured
+  // on the last finished request of softmax regression, or of a network (or the priors).
   double measuredRate() const { return m_rate; }
+  double measuredNetworkRate() const { return m_networkRate; }
 
  Q_SIGNALS:
   void dataReady(const QString& source, const dpx::ui::DataInfo& info);
@@ -101,7 +103,10 @@ class TrainingController : public QObject {
   core::training::TrainerCallbacks forwardingCallbacks(const QString& id);
   void postFailure(const QString& id, const core::Status& status);
   void postResult(const QString& id, std::size_t index, core::training::TrainingResult result);
-  void onWorkerEnded(bool cancelled, double workUnits, double seconds);
+  void onWorkerEnded(bool cancelled, double workUnits, double seconds, bool network);
+  double rateFor(const core::training::ModelSpec& model) const;
+  // The work of one mechanism's run of `request` on `data` (trainingWork with the model's size).
+  static double requestWork(const TrainingRequest& request, const core::training::CachedDataset& data);
   // Extraction progress of `key`'s features, posted to the GUI thread as dataProgress.
   core::training::FeatureExtractionControl extractionReporter(const core::training::DatasetKey& key,
                                                               const std::atomic<bool>* cancel);
@@ -117,13 +122,9 @@ class TrainingController : public QObject {
   std::vector<core::training::TrainingResult> m_results;
   std::vector<std::optional<core::training::TrainingResult>> m_slots;  // by mechanism index
   QString m_description;
-  double m_rate;
+  double m_rate;         // softmax regression
+  double m_networkRate;  // the networks
 };
-
-// The work of a run in parameter·examples: its gradient examples plus, when it evaluates each
-// epoch, one pass over the training and test rows per epoch (estimateSeconds' unit).
-double trainingWork(const core::training::TrainerConfig& config, qint64 trainRecords, qint64 testRecords, int dimension,
-                    int classes);
 
 }  // namespace dpx::ui
 

@@ -14,6 +14,7 @@
 #include "common/format.h"
 #include "io/json_writer.h"
 #include "training/frontier.h"
+#include "training/model_comparison.h"
 #include "training_support.h"
 
 namespace dpx::cli {
@@ -40,7 +41,14 @@ void addFrontierOptions(CommandLine& parser) {
                    "list");
   parser.addOption("points", "points of a default grid, 2-64 (default 10)", "P");
   parser.addOption("seeds", "runs per point, 1-50 (default 3)", "S");
-  parser.addOption("vary", "epsilon (default) | epochs", "what");
+  parser.addOption("vary",
+                   "epsilon (default) | epochs | models (Tramèr & Boneh 2021's picture: the --models side by side, "
+                   "each trained by DP-SGD with its own recipe, on --data's images)",
+                   "what");
+  parser.addOption("models",
+                   "--vary models: comma-separated recipes (default linear-pixels,scatter-linear,cnn): "
+                   "linear-pixels, scatter-linear, cnn, scatter-cnn",
+                   "list");
   parser.addOption("epochs-list",
                    "vary epochs: the epochs of each point (default: --points values over [E/8, 8E] "
                    "around --epochs)",
@@ -79,7 +87,7 @@ Result<FrontierRequest> requestFromParser(const CommandLine& parser, const Train
   if (vary == "epochs") {
     request.vary = FrontierVary::kEpochs;
   } else if (vary != "epsilon") {
-    return Status::invalidArgument("--vary " + vary + ": must be epsilon or epochs");
+    return Status::invalidArgument("--vary " + vary + ": must be epsilon, epochs or models");
   }
   if (parser.isSet("epsilons")) {
     DPX_ASSIGN_OR_RETURN(request.epsilons, numberList("epsilons", parser.value("epsilons")));
@@ -234,6 +242,123 @@ void writeText(std::ostream& out, const std::string& data, const FrontierResult&
   out << r.runs << " runs in " << formatNumber(r.seconds, 3) << " s, δ = " << formatNumber(r.delta) << "\n";
 }
 
+// --vary models: the recipes, the targets (--epsilons, or --points around --target-epsilon), seeds,
+// δ, seed, threads and accountant; the knobs that each recipe sets itself are refused.
+Result<ModelComparisonRequest> comparisonFromParser(const CommandLine& parser, const TrainerConfig& base) {
+  for (const char* option : {"mechanisms", "model", "features", "scaling", "epochs-list", "hidden", "activation"}) {
+    if (parser.isSet(option)) {
+      return Status::invalidArgument(std::string("--") + option +
+                                     " is not for --vary models: every recipe sets its own model, features and "
+                                     "settings (choose the recipes with --models)");
+    }
+  }
+  ModelComparisonRequest request;
+  request.source = parser.value("data");
+  const std::string list = parser.isSet("models") ? parser.value("models") : "linear-pixels,scatter-linear,cnn";
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string part(trimmed(std::string_view(list).substr(start, comma - start)));
+    start = comma + 1;
+    if (!part.empty()) request.recipes.push_back(part);
+  }
+  DPX_ASSIGN_OR_RETURN(const std::int64_t seeds, integerOption(parser, "seeds", 3, 1, 50));
+  DPX_ASSIGN_OR_RETURN(const std::int64_t points, integerOption(parser, "points", kDefaultPoints, 2, 64));
+  request.seeds = static_cast<int>(seeds);
+  if (parser.isSet("epsilons")) {
+    DPX_ASSIGN_OR_RETURN(request.epsilons, numberList("epsilons", parser.value("epsilons")));
+  } else if (base.targetEpsilon) {
+    request.epsilons = frontierEpsilonGrid(*base.targetEpsilon, static_cast<int>(points));
+  } else {
+    return Status::invalidArgument("--epsilons LIST or --target-epsilon E is required (the targets of the points)");
+  }
+  request.delta = base.knobs.delta;
+  request.seed = base.seed;
+  request.threads = base.threads;
+  if (!base.accountant.empty()) request.accountant = base.accountant;
+  return request;
+}
+
+void writeComparisonJson(std::ostream& out, const ModelComparisonResult& r) {
+  JsonWriter json;
+  json.beginObject().field("vary", "models").field("delta", r.delta).field("accountant", r.accountant);
+  json.key("models").beginArray();
+  for (const ModelComparisonSeries& s : r.series) {
+    json.beginObject().field("model", s.id).field("label", s.label).field("settings", s.settings);
+    json.field("data", s.data);
+    if (!s.error.empty()) json.field("error", s.error);
+    json.key("points").beginArray();
+    for (const FrontierPoint& p : s.points) writePointJson(json, p);
+    json.endArray().endObject();
+  }
+  json.endArray();
+  json.field("cancelled", r.cancelled).field("runs", r.runs).field("seconds", r.seconds).endObject();
+  out << json.str() << "\n";
+}
+
+void writeComparisonCsv(std::ostream& out, const ModelComparisonResult& r) {
+  out << "model,target_epsilon,epsilon,steps,sigma,accuracy_mean,accuracy_min,accuracy_max,seeds\n";
+  for (const ModelComparisonSeries& s : r.series) {
+    for (const FrontierPoint& p : s.points) {
+      out << s.id << ',' << formatNumber(p.targetEpsilon) << ','
+          << (p.epsilon ? formatNumber(*p.epsilon) : std::string()) << ','
+          << (p.steps > 0 ? std::to_string(p.steps) : std::string()) << ','
+          << (p.sigma > 0.0 ? formatNumber(p.sigma) : std::string()) << ','
+          << (p.ok() ? formatNumber(p.accuracyMean) : std::string()) << ','
+          << (p.ok() ? formatNumber(p.accuracyMin) : std::string()) << ','
+          << (p.ok() ? formatNumber(p.accuracyMax) : std::string()) << ',' << p.seeds << '\n';
+    }
+  }
+}
+
+void writeComparisonText(std::ostream& out, const ModelComparisonResult& r) {
+  for (const ModelComparisonSeries& s : r.series) {
+    out << s.label << " (" << s.id << "): " << s.settings << "\n";
+    if (!s.error.empty()) {
+      out << "  " << s.error << "\n";
+      continue;
+    }
+    out << "  target ε   ε          σ          accuracy (min–max)\n";
+    for (const FrontierPoint& p : s.points) {
+      std::ostringstream line;
+      line << "  " << column(formatNumber(p.targetEpsilon, 4)) << " "
+           << column(p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " "
+           << column(p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
+      if (p.ok()) {
+        line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
+             << formatNumber(100 * p.accuracyMax, 4) << "%)";
+      } else {
+        line << (p.error.empty() ? std::string("not run (cancelled)") : p.error);
+      }
+      out << line.str() << "\n";
+    }
+  }
+  out << r.runs << " runs in " << formatNumber(r.seconds, 3) << " s, DP-SGD with ε from " << r.accountant
+      << " at δ = " << formatNumber(r.delta) << (r.cancelled ? " (cancelled)" : "") << "\n";
+}
+
+int commandCompareModels(const CommandLine& parser, const TrainerConfig& base, Io& io) {
+  Result<ModelComparisonRequest> request = comparisonFromParser(parser, base);
+  if (!request) return fail(io, request.status());
+  DatasetCache cache(2);
+  ModelComparisonCallbacks callbacks;
+  if (!parser.isSet("quiet")) {
+    callbacks.status = [&io](const std::string& text) {
+      io.err << text << "\n";
+      io.err.flush();
+    };
+  }
+  Result<ModelComparisonResult> result = compareModels(*request, cache, callbacks);
+  if (!result) return fail(io, result.status());
+  if (parser.isSet("json")) {
+    writeComparisonJson(io.out, *result);
+  } else if (parser.isSet("csv")) {
+    writeComparisonCsv(io.out, *result);
+  } else {
+    writeComparisonText(io.out, *result);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int commandFrontier(const Arguments& args, Io& io) {
@@ -247,6 +372,8 @@ int commandFrontier(const Arguments& args, Io& io) {
   if (Status s = oneOutputFormat(parser); !s.isOk()) return fail(io, s);
   Result<TrainerConfig> base = trainerConfigFromParser(parser);
   if (!base) return fail(io, base.status());
+  if (parser.isSet("vary") && parser.value("vary") == "models") return commandCompareModels(parser, *base, io);
+  if (parser.isSet("models")) return fail(io, Status::invalidArgument("--models is for --vary models"));
   Result<FrontierRequest> request = requestFromParser(parser, *base);
   if (!request) return fail(io, request.status());
   Result<TrainingData> data = trainingDataFromParser(parser, base->seed);

@@ -1,5 +1,6 @@
 // dpx reproduce NAME [--seeds S] [--json] | --list: a published experiment, its rows' published
 // accuracy beside the measured mean and min–max over seeds.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -56,6 +57,15 @@ void writeJson(std::ostream& out, const Reproduction& r) {
       json.key("sigma").null();
     }
     json.field("accountant", row.accountant).field("mechanism", row.mechanism).field("settings", row.settings);
+    if (!row.epochTestAccuracy.empty()) {
+      json.key("epochs").beginArray();
+      for (std::size_t e = 0; e < row.epochTestAccuracy.size(); ++e) {
+        json.beginObject().field("epoch", static_cast<std::int64_t>(e + 1));
+        json.field("test_accuracy", row.epochTestAccuracy[e]).field("epsilon_spent", row.epochEpsilon[e]);
+        json.endObject();
+      }
+      json.endArray();
+    }
     json.field("seconds", row.seconds).endObject();
   }
   json.endArray();
@@ -64,6 +74,26 @@ void writeJson(std::ostream& out, const Reproduction& r) {
   json.endArray();
   json.field("seconds", r.seconds).endObject();
   out << json.str() << "\n";
+}
+
+// Rows followed epoch by epoch: one line per epoch, each row's test accuracy and ε spent.
+void printEpochTable(std::ostream& out, const Reproduction& r) {
+  std::size_t epochs = 0;
+  for (const ReproducedRow& row : r.rows) epochs = std::max(epochs, row.epochTestAccuracy.size());
+  if (epochs == 0) return;
+  out << "\nTest accuracy (ε spent) per epoch:\nepoch";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) out << "\trow " << i + 1;
+  out << "\n";
+  for (std::size_t e = 0; e < epochs; ++e) {
+    out << e + 1;
+    for (const ReproducedRow& row : r.rows) {
+      out << "\t";
+      if (e < row.epochTestAccuracy.size()) {
+        out << percent(row.epochTestAccuracy[e]) << " (" << formatNumber(row.epochEpsilon[e], 3) << ")";
+      }
+    }
+    out << "\n";
+  }
 }
 
 void writeText(std::ostream& out, const Reproduction& r) {
@@ -85,6 +115,7 @@ void writeText(std::ostream& out, const Reproduction& r) {
     }
     out << "\n  " << row.settings << "; " << formatNumber(row.seconds, 3) << " s\n";
   }
+  printEpochTable(out, r);
   for (const std::string& n : r.notes) out << "\nNote: " << n << "\n";
   out << "\n" << formatNumber(r.seconds, 3) << " s end to end" << (r.cancelled ? " (cancelled)" : "") << "\n";
 }

@@ -205,8 +205,11 @@ void writeResolved(JsonWriter& json, const ResolvedRun& run) {
   json.field("sigma", run.sigma)
       .field("eta", run.eta)
       .field("clip_norm", std::isfinite(run.clipNorm) ? run.clipNorm : 0.0);
-  json.field("steps", run.steps).field("lipschitz_from_data", run.lipschitzFromData);
-  json.field("beta", run.betaUsed).field("beta_empirical", run.betaEmpirical);
+  json.field("steps", run.steps);
+  if (run.accountantParams.convexLoss) {  // softmax regression's constants; a network has none
+    json.field("lipschitz_from_data", run.lipschitzFromData);
+    json.field("beta", run.betaUsed).field("beta_empirical", run.betaEmpirical);
+  }
   if (run.mechanism == Mechanism::kOutpert) json.field("output_noise_std", run.outputNoiseStd);
   json.key("notes").beginArray();
   for (const std::string& n : run.notes) json.value(n);
@@ -282,10 +285,11 @@ void printEpoch(std::ostream& err, const EpochRecord& e, int epochs) {
 int commandTrain(const Arguments& args, Io& io) {
   CommandLine parser;
   addTrainingOptions(parser);
-  if (auto code = parseOrExit(parser, args, io,
-                              "train logistic regression with a DP mechanism (training defaults: --m 64 --eta 0.5 "
-                              "--lambda 1e-6 --epochs 10; momentum 0.9 for sgd). --eta auto: η = 1/(2β) for the "
-                              "data's smoothness bound β = (R² + 1)/2 + λ")) {
+  if (auto code = parseOrExit(
+          parser, args, io,
+          "train a model (softmax regression or a network) with a DP mechanism (training defaults: --m 64 --eta 0.5 "
+          "--lambda 1e-6 --epochs 10; momentum 0.9 for sgd). --eta auto: η = 1/(2β) for the "
+          "data's smoothness bound β = (R² + 1)/2 + λ")) {
     return *code;
   }
   Result<TrainingSetup> setup = setupTraining(parser);

@@ -45,6 +45,11 @@ struct ConvexityVerdict {
 
 ConvexityVerdict trainerConvexity(Convexity need, const Params& p) {
   const std::string lambda = "λ = " + formatNumber(p.lambda, 4);
+  if (!p.convexLoss) {
+    if (need == Convexity::kNone) return {true, "no convexity needed: holds for any model, a network too"};
+    return {false, std::string(need == Convexity::kWeak ? "w-weakly convex" : "λ-strongly convex") +
+                       ": does not hold — the model is a network, whose loss is not convex (non-convex model)"};
+  }
   switch (need) {
     case Convexity::kNone:
       return {true, "no convexity needed: holds for the softmax trainer"};
@@ -61,10 +66,13 @@ void setApplicability(const Accountant& accountant, const RungSpec& spec, const 
   const ConvexityVerdict convexity = trainerConvexity(spec.need, params);
   rung.assumes = convexity.words + "; " + spec.analysis;
   std::vector<std::string> reasons;
-  if (!convexity.holds) reasons.push_back("the softmax trainer without L2 (λ = 0) is not strongly convex");
+  if (!convexity.holds) {
+    reasons.push_back(params.convexLoss ? "the softmax trainer without L2 (λ = 0) is not strongly convex"
+                                        : "non-convex model: a network's loss is not convex");
+  }
   for (const Violation& v : accountant.check(params)) {
     // The trainer's convexity verdict already says it.
-    if (!convexity.holds && v.assumption == "strong convexity") continue;
+    if (!convexity.holds && (v.assumption == "strong convexity" || v.assumption == "non-convex model")) continue;
     reasons.push_back(v.text());
   }
   rung.applies = reasons.empty();

@@ -161,10 +161,15 @@ std::string featureComputation(FeatureKind kind) {
          " L=" + std::to_string(s.angles) + " groups=" + std::to_string(s.groups) + " eps=1e-05";
 }
 
-int scatterNetDimension(const ImageShape& shape) {
+Dataset::FeatureMapShape scatterNetMapShape(const ImageShape& shape) {
   const ScatterNetSettings s;
   const int channels = 1 + s.scales * s.angles + s.angles * s.angles * s.scales * (s.scales - 1) / 2;
-  return channels * (shape.height >> s.scales) * (shape.width >> s.scales);
+  return {channels, shape.height >> s.scales, shape.width >> s.scales};
+}
+
+int scatterNetDimension(const ImageShape& shape) {
+  const Dataset::FeatureMapShape map = scatterNetMapShape(shape);
+  return map.channels * map.height * map.width;
 }
 
 double scatterNetSecondsEstimate(std::int64_t images, const ImageShape& shape, int threads) {

@@ -45,7 +45,9 @@ std::string describeFeatures(FeatureKind kind, int dimension);
 // the settings and the code's version ("raw" for raw features).
 std::string featureComputation(FeatureKind kind);
 
-// The number of ScatterNet features of an image of this shape: 81 · ⌊h/4⌋ · ⌊w/4⌋.
+// The ScatterNet feature map of an image of this shape: 81 channels of ⌊h/4⌋ × ⌊w/4⌋, and the
+// number of its features.
+Dataset::FeatureMapShape scatterNetMapShape(const ImageShape& shape);
 int scatterNetDimension(const ImageShape& shape);
 
 // Seconds an extraction of `images` images of this shape takes on `threads` threads of this kind

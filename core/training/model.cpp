@@ -1,5 +1,7 @@
 #include "training/model.h"
 
+#include <algorithm>
+
 namespace dpx::core::training {
 
 Result<Model> Model::create(const ModelSpec& spec, const Dataset& data, std::uint64_t seed) {
@@ -21,6 +23,20 @@ Eigen::VectorXf& Model::parameters() {
 
 const Eigen::VectorXf& Model::parameters() const {
   return std::visit([](const auto& m) -> const Eigen::VectorXf& { return m.parameters(); }, m_model);
+}
+
+double forwardMacsOf(const ModelSpec& spec, const TensorShape& input, int classes) {
+  const double linear = static_cast<double>(input.size() + 1) * std::max(1, classes);
+  if (spec.convex()) return linear;
+  Result<Network> network = Network::create(spec, input, classes);
+  return network ? network->forwardMacs() : linear;
+}
+
+TensorShape modelInput(const ModelSpec& spec, const Dataset& data) {
+  if (!spec.convex()) {
+    if (Result<TensorShape> shape = networkInput(spec, data)) return *shape;
+  }
+  return TensorShape{static_cast<int>(data.dimension()), 1, 1};
 }
 
 double Model::forwardMacs() const {

@@ -17,6 +17,13 @@
 
 namespace dpx::core::training {
 
+// Multiply-adds of one example's forward pass of `spec` on inputs of `input`'s shape: (d + 1)·C
+// for softmax regression (d = input.size()), the network's layers otherwise (the linear count when
+// the network cannot read that shape).
+double forwardMacsOf(const ModelSpec& spec, const TensorShape& input, int classes);
+// The input `spec` reads from rows of `data`: a network's (networkInput), or the d features.
+TensorShape modelInput(const ModelSpec& spec, const Dataset& data);
+
 class Model {
  public:
   Model() : m_model(SoftmaxModel(0, 0)) {}

@@ -13,6 +13,10 @@
 //   step) on Fashion-MNIST's ScatterNet features.
 // - fmnist-logistic-baseline: non-private softmax regression on Fashion-MNIST's pixels against
 //   Xiao, Rasul & Vollgraf 2017's logistic regression.
+// - tramer-boneh-2021-fmnist-cnn, tramer-boneh-2021-fmnist-scatter-cnn: Table 1's end-to-end tanh CNN
+//   and CNN on ScatterNet features, DP-SGD at (3, 10⁻⁵); then σ from the exact PLD accountant.
+// - bu-2020-fig4-fmnist: Bu, Dong, Long & Su 2020, Fig. 4 (top): the same (ε, δ) with the moments
+//   accountant's σ, the CLT's and the exact PLD accountant's, test accuracy per epoch.
 #pragma once
 
 #include <atomic>
@@ -52,6 +56,10 @@ struct ReproducedRow {
   std::string mechanism;        // "dp-sgd", …
   std::string settings;         // "m = 8192 (Poisson), η = 16, momentum 0.9, L = 0.1, 40 epochs"
   double seconds = 0.0;         // training time of its runs (all seeds)
+  // Experiments that follow training epoch by epoch (Bu et al.'s Fig. 4): the test accuracy after
+  // each epoch (mean over the seeds) and the ε spent by then (the largest over the seeds).
+  std::vector<double> epochTestAccuracy;
+  std::vector<double> epochEpsilon;
 };
 
 struct Reproduction {

@@ -288,28 +288,35 @@ DataBounds computeDataBounds(const TrainTestSplit& data) {
   return data.bounds ? *data.bounds : dataBounds(data.train, data.test);
 }
 
-// The model reads the data (a CNN needs images), and a network is trained only by the
-// mechanisms whose accountants hold for any loss: the others' analyses need a convex one.
-Status validateModel(const TrainerConfig& config, const Dataset& train) {
-  if (config.model.kind == ModelKind::kLinear) return Status::ok();
-  DPX_RETURN_IF_ERROR(Model::create(config.model, train, config.seed).status());
-  const std::string model(modelKindName(config.model.kind));
-  switch (config.mechanism) {
+double trainingWork(const TrainerConfig& config, std::int64_t trainRecords, std::int64_t testRecords,
+                    double forwardMacs) {
+  const double epochs = std::max(1.0, std::ceil(config.epochs - 1e-9));
+  const double gradientPasses = config.model.convex() ? 1.0 : 3.0;
+  const double examples = gradientPasses * config.epochs * static_cast<double>(trainRecords);
+  const double evaluations =
+      (config.evaluateEachEpoch ? epochs : 1.0) * static_cast<double>(trainRecords + testRecords);
+  return forwardMacs * (examples + evaluations);
+}
+
+Status mechanismTrainsModel(Mechanism mechanism, const ModelSpec& model) {
+  if (model.convex()) return Status::ok();
+  const std::string name(modelKindName(model.kind));
+  switch (mechanism) {
     case Mechanism::kDpSgld:
       return Status::invalidArgument(
-          "dp-sgld cannot train the " + model +
+          "dp-sgld cannot train the " + name +
           ": its ε is the Langevin bound of Ryffel, Bach & Pointcheval 2022 (Thm 3.1), which needs a λ-strongly "
           "convex, β-smooth loss, and a network's loss is not convex. Use dp-sgd (or sgld-posterior), whose "
           "composition accountants hold for any loss, or --model linear");
     case Mechanism::kCyclic:
       return Status::invalidArgument(
-          "cyclic cannot train the " + model +
+          "cyclic cannot train the " + name +
           ": Kong & Ribero 2024's last-iterate bounds (Thm 4.4/4.5) need the loss's weak convexity w and upper "
           "curvature M (their A2) and unclipped gradients bounded by L, and no w or M can be certified for a "
           "network, whose curvature grows with its weights. Use dp-sgd, or --model linear");
     case Mechanism::kOutpert:
       return Status::invalidArgument(
-          "outpert cannot train the " + model +
+          "outpert cannot train the " + name +
           ": output perturbation's sensitivity (Chen, Lee & Kifer 2019, Lemma 2) needs SGD to contract, which takes "
           "a λ-strongly convex, β-smooth loss, and a network's loss is not convex. Use dp-sgd, or --model linear");
     case Mechanism::kDpSgd:
@@ -319,6 +326,26 @@ Status validateModel(const TrainerConfig& config, const Dataset& train) {
   }
   return Status::ok();
 }
+
+namespace {
+
+// The model reads the data (a CNN needs images), and a network is trained only by the
+// mechanisms whose accountants hold for any loss: the others' analyses need a convex one.
+Status validateModel(const TrainerConfig& config, const Dataset& train) {
+  if (config.model.kind == ModelKind::kLinear) return Status::ok();
+  DPX_RETURN_IF_ERROR(Model::create(config.model, train, config.seed).status());
+  DPX_RETURN_IF_ERROR(mechanismTrainsModel(config.mechanism, config.model));
+  if (config.etaFromSmoothness || config.knobs.schedule == Schedule::kDecreasing) {
+    return Status::invalidArgument(
+        std::string(config.etaFromSmoothness ? "η = auto" : "the decreasing schedule η_k = 1/(2β + λk/2)") +
+        " reads the loss's smoothness β, which is certified for softmax regression ((R² + 1)/2 + λ) but not for the " +
+        std::string(modelKindName(config.model.kind)) +
+        ", whose curvature grows with its weights: set η (and a constant schedule), or --model linear");
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
                                                  std::shared_ptr<const TrainTestSplit> data) {

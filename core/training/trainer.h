@@ -37,6 +37,10 @@ namespace dpx::core::training {
 // dataset cache), else computed from its rows.
 DataBounds computeDataBounds(const TrainTestSplit& data);
 
+// Whether `mechanism` may train `model`: a network only by the mechanisms whose accountants hold
+// for any loss (dp-sgd, sgld-posterior, sgd); the convex analyses' refusal says why.
+Status mechanismTrainsModel(Mechanism mechanism, const ModelSpec& model);
+
 struct TrainerConfig {
   Mechanism mechanism = Mechanism::kDpSgld;
   // What is trained: softmax regression (convex: every mechanism), or a network (mlp, cnn,
@@ -204,5 +208,12 @@ class Trainer {
   std::shared_ptr<const TrainTestSplit> m_data;
   ResolvedRun m_run;
 };
+
+// The work of a run in forward multiply-adds (`forwardMacs` per example, forwardMacsOf): its
+// gradient examples (a network's counted as three passes: forward, backward, per-example norms;
+// the softmax kernel's fused gradient as one) plus one pass over the training and test rows per
+// evaluation. Estimates divide it by a measured rate.
+double trainingWork(const TrainerConfig& config, std::int64_t trainRecords, std::int64_t testRecords,
+                    double forwardMacs);
 
 }  // namespace dpx::core::training

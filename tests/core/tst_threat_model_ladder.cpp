@@ -94,6 +94,26 @@ class TestThreatModelLadder : public QObject {
     QVERIFY(!greyed->epsilon.empty());  // still computed, for the greyed curve
   }
 
+  // A network's loss is not convex: every last-iterate analysis is greyed with that reason (once),
+  // the composition accountants still apply.
+  void networksGreyTheConvexAnalyses() {
+    Params p;
+    p.lambda = 0.001;
+    p.convexLoss = false;
+    Result<std::vector<LadderRung>> rungs = threatModelLadder(p, kSteps);
+    QVERIFY(rungs.isOk());
+    for (const char* id : {"sgld", "cyclic", "outpert", "heuristic-last-iterate"}) {
+      const LadderRung* r = rungOf(*rungs, id);
+      if (!r) continue;  // the heuristic rung is optional
+      QVERIFY2(!r->applies, id);
+      QVERIFY2(r->whyNot.find("non-convex model") != std::string::npos, r->whyNot.c_str());
+      QVERIFY2(r->whyNot.find("non-convex model") == r->whyNot.rfind("non-convex model"), r->whyNot.c_str());
+    }
+    QVERIFY(rungOf(*rungs, "rdp")->applies);
+    QVERIFY(rungOf(*rungs, "pld")->applies);
+    QVERIFY(rungOf(*rungs, "rdp")->assumes.find("a network too") != std::string::npos);
+  }
+
   void rejectsBadStepsAndCancels() {
     const Params p;
     QVERIFY(!threatModelLadder(p, std::vector<std::int64_t>{}).isOk());

@@ -188,6 +188,11 @@ class TestPresets : public QObject {
     p.trainerMechanisms = {QStringLiteral("cyclic"), QStringLiteral("outpert")};
     p.trainerEpochs = 2.5;
     p.params.K = *dpx::core::stepsForEpochs(2.5, p.params.n, p.params.m);  // the trainer trains K's epochs
+    dpx::core::training::ModelSpec mlp;
+    mlp.kind = dpx::core::training::ModelKind::kMlp;
+    mlp.hidden = 32;
+    mlp.activation = dpx::core::training::Activation::kTanh;
+    p.trainerModel = mlp;
     const auto back = dpx::ui::parsePreset(dpx::ui::serializePreset(p), QStringLiteral("mine"));
     QVERIFY2(back.isOk(), back.isOk() ? "" : back.status().message().c_str());
     QVERIFY(*back == p);
@@ -318,6 +323,16 @@ class TestPresets : public QObject {
                                                            "params (K = 3516 steps"};
     QTest::newRow("trainer not object") << validJson({}, q(" 'trainer': 'digits',"))
                                         << QStringList{"my.json: trainer: expected an object"};
+    QTest::newRow("trainer model") << validJson({}, q(" 'trainer': {'model': 'resnet'},"))
+                                   << QStringList{"my.json: trainer.model: unknown model \"resnet\""};
+    QTest::newRow("trainer hidden without mlp") << validJson({}, q(" 'trainer': {'model': 'cnn', 'hidden': 8},"))
+                                                << QStringList{"my.json: trainer.hidden: only the mlp"};
+    QTest::newRow("trainer hidden fraction") << validJson({}, q(" 'trainer': {'model': 'mlp', 'hidden': 2.5},"))
+                                             << QStringList{"my.json: trainer.hidden: hidden = 2.5 must be"};
+    QTest::newRow("trainer activation") << validJson({}, q(" 'trainer': {'model': 'cnn', 'activation': 'gelu'},"))
+                                        << QStringList{"my.json: trainer.activation: unknown activation"};
+    QTest::newRow("trainer activation, no model")
+        << validJson({}, q(" 'trainer': {'activation': 'relu'},")) << QStringList{"my.json: trainer.model: "};
   }
 
   // The trainer trains the epochs of K: trainer.epochs stands for K when the params give none.

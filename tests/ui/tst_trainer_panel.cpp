@@ -12,6 +12,7 @@
 #include <QTest>
 #include <cmath>
 
+#include "accounting/registry.h"
 #include "frontier_panel.h"
 #include "knob_widget.h"
 #include "main_window.h"
@@ -259,6 +260,75 @@ class TestTrainerPanel : public QObject {
     w.model()->undoStack()->undo();
     QCOMPARE(w.model()->trainer().features, FeatureKind::kRaw);
     QCOMPARE(t->featuresBox()->currentData().toInt(), static_cast<int>(FeatureKind::kRaw));
+  }
+
+  // A network is not convex: the mechanisms whose analyses need convexity are greyed with the
+  // reason and left out of a run, the knobs' convexLoss follows (the accountants flag it), a
+  // request carries the model, an MLP trains on digits, a CNN reads pixels as they are, and undo
+  // brings softmax regression back.
+  void networksFromThePanel() {
+    MainWindow w(m_settings.get());
+    w.show();
+    QVERIFY(openTrainingTab(w));
+    TrainerPanel* t = w.trainerPanel();
+    QVERIFY(w.model()->params().convexLoss);
+    const int mlpIndex = t->modelBox()->findData(static_cast<int>(ModelKind::kMlp));
+    QVERIFY(mlpIndex >= 0);
+    t->modelBox()->setCurrentIndex(mlpIndex);
+    Q_EMIT t->modelBox()->activated(mlpIndex);
+    QCOMPARE(w.model()->trainer().model.kind, ModelKind::kMlp);
+    QVERIFY(!w.model()->params().convexLoss);
+    QVERIFY(t->hiddenBox()->isVisibleTo(t));
+    for (Mechanism m : {Mechanism::kDpSgld, Mechanism::kCyclic, Mechanism::kOutpert}) {
+      QVERIFY(!t->mechanismBox(m)->isEnabled());
+      QVERIFY2(t->mechanismBox(m)->toolTip().contains(QStringLiteral("non-convex model")),
+               qPrintable(t->mechanismBox(m)->toolTip()));
+    }
+    QVERIFY(t->mechanismBox(Mechanism::kDpSgd)->isEnabled());
+    const auto* sgld = accounting::findAccountant("sgld");
+    bool flagged = false;
+    for (const accounting::Violation& v : sgld->check(w.model()->params()))
+      flagged |= v.assumption == "non-convex model";
+    QVERIFY(flagged);
+    QString error;
+    const std::optional<TrainingRequest> request = t->buildRequest(&error);
+    QVERIFY2(request, qPrintable(error));
+    QCOMPARE(request->base.model.kind, ModelKind::kMlp);
+    QCOMPARE(request->mechanisms, (std::vector<Mechanism>{Mechanism::kDpSgd, Mechanism::kSgd}));  // dp-sgld left out
+
+    typeKnob(w, Knob::kM, 64);
+    typeKnob(w, Knob::kK, 30 * std::ceil(static_cast<double>(kDigitsTrainingRecords) / 64));
+    QSignalSpy finished(t->controller(), &TrainingController::finished);
+    t->start();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(t->controller()->results().size(), std::size_t{2});
+    for (const TrainingResult& r : t->controller()->results()) {
+      QVERIFY(r.model.network());
+      QVERIFY2(r.finalTestAccuracy > 0.5, qPrintable(QStringLiteral("%1: %2 (η %3, m %4, σ %5, K %6)")
+                                                         .arg(QString::fromLatin1(mechanismId(r.run.mechanism).data()))
+                                                         .arg(r.finalTestAccuracy)
+                                                         .arg(r.run.eta)
+                                                         .arg(r.run.accountantParams.m)
+                                                         .arg(r.run.sigma)
+                                                         .arg(r.run.steps)));
+    }
+    QVERIFY(t->controller()->measuredNetworkRate() > 0.0);
+
+    const int cnnIndex = t->modelBox()->findData(static_cast<int>(ModelKind::kCnn));
+    t->modelBox()->setCurrentIndex(cnnIndex);
+    Q_EMIT t->modelBox()->activated(cnnIndex);
+    QCOMPARE(w.model()->trainer().scaling, std::optional<FeatureScaling>(FeatureScaling::kNone));
+    QCOMPARE(w.model()->trainer().features, FeatureKind::kRaw);
+    w.model()->undoStack()->undo();
+    QCOMPARE(w.model()->trainer().model.kind, ModelKind::kMlp);
+    QVERIFY(!w.model()->trainer().scaling.has_value());
+    const int linearIndex = t->modelBox()->findData(static_cast<int>(ModelKind::kLinear));
+    t->modelBox()->setCurrentIndex(linearIndex);
+    Q_EMIT t->modelBox()->activated(linearIndex);
+    QCOMPARE(w.model()->trainer().model.kind, ModelKind::kLinear);
+    QVERIFY(w.model()->params().convexLoss);
+    QVERIFY(t->mechanismBox(Mechanism::kDpSgld)->isEnabled());
+    QVERIFY(!t->hiddenBox()->isVisibleTo(t));
   }
 
   // Live: a settled change restarts training on digits (well under two seconds of work) and
