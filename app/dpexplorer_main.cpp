@@ -8,9 +8,13 @@
 //   dpexplorer --screenshot-frontier FILE
 //                                    loads the data, computes the privacy–utility frontier of the
 //                                    knobs (or of --preset), saves the Frontier tab to FILE and exits
+//       [--frontier-mode epsilon|epochs|models] [--frontier-points P] [--frontier-seeds S]
+//                                    with that mode (models: Tramèr & Boneh 2021's models side by
+//                                    side), points and seeds
 //   dpexplorer --opengl              draws line series through OpenGL (opt-in; raster by default)
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
@@ -184,6 +188,16 @@ int main(int argc, char** argv) {
       QStringLiteral("Compute the privacy-utility frontier, save the Frontier tab to FILE and exit."),
       QStringLiteral("FILE"));
   parser.addOption(frontierShot);
+  const QCommandLineOption frontierMode(QStringLiteral("frontier-mode"),
+                                        QStringLiteral("The frontier's mode: epsilon, epochs or models."),
+                                        QStringLiteral("MODE"));
+  parser.addOption(frontierMode);
+  const QCommandLineOption frontierPoints(QStringLiteral("frontier-points"),
+                                          QStringLiteral("The frontier's points (3-16)."), QStringLiteral("P"));
+  parser.addOption(frontierPoints);
+  const QCommandLineOption frontierSeeds(QStringLiteral("frontier-seeds"),
+                                         QStringLiteral("The frontier's seeds per point (1-20)."), QStringLiteral("S"));
+  parser.addOption(frontierSeeds);
   const QCommandLineOption opengl(
       QStringLiteral("opengl"),
       QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
@@ -208,6 +222,35 @@ int main(int argc, char** argv) {
                    qPrintable(ids.join(QStringLiteral(", "))));
       return 2;
     }
+  }
+  if (parser.isSet(frontierMode)) {
+    const QStringList modes{QStringLiteral("epsilon"), QStringLiteral("epochs"), QStringLiteral("models")};
+    const qsizetype mode = modes.indexOf(parser.value(frontierMode));
+    if (mode < 0) {
+      std::fprintf(stderr, "dpexplorer: --frontier-mode %s: must be epsilon, epochs or models\n",
+                   qPrintable(parser.value(frontierMode)));
+      return 2;
+    }
+    window.frontierPanel()->modeBox()->setCurrentIndex(static_cast<int>(mode));
+  }
+  const auto setSpin = [](QSpinBox* box, const QString& name, const QString& text) {
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    if (!ok || value < box->minimum() || value > box->maximum()) {
+      std::fprintf(stderr, "dpexplorer: --%s %s: must be a whole number in [%d, %d]\n", qPrintable(name),
+                   qPrintable(text), box->minimum(), box->maximum());
+      return false;
+    }
+    box->setValue(value);
+    return true;
+  };
+  if (parser.isSet(frontierPoints) &&
+      !setSpin(window.frontierPanel()->pointsBox(), QStringLiteral("frontier-points"), parser.value(frontierPoints))) {
+    return 2;
+  }
+  if (parser.isSet(frontierSeeds) &&
+      !setSpin(window.frontierPanel()->seedsBox(), QStringLiteral("frontier-seeds"), parser.value(frontierSeeds))) {
+    return 2;
   }
   std::optional<FrontierScreenshot> frontierScreenshot;
   if (parser.isSet(frontierShot)) {

@@ -34,6 +34,51 @@ QColor modelColor(const std::string& id) {
   return QColor(0x6a, 0x1b, 0x9a);
 }
 
+// A series' finished points as the chart draws them: mean line, min–max band, a note per point.
+struct DrawnPoints {
+  QVector<QPointF> mean;
+  QVector<QPointF> low;
+  QVector<QPointF> high;
+  QStringList notes;
+};
+
+DrawnPoints drawnPoints(const std::vector<FrontierPoint>& points, bool byEpsilon) {
+  DrawnPoints d;
+  for (const FrontierPoint& p : points) {
+    if (!p.ok()) continue;
+    const double x = byEpsilon ? p.epsilon.value_or(p.targetEpsilon) : p.epochs;
+    d.mean.push_back({x, p.accuracyMean});
+    d.low.push_back({x, p.accuracyMin});
+    d.high.push_back({x, p.accuracyMax});
+    d.notes << QStringLiteral(
+                   "target ε %1 → ε %2 · %3 epochs (%4 steps) · σ = %5 · η = %6 · accuracy %7 % (%8–%9 %) "
+                   "over %10 seeds")
+                   .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.epochs))
+                   .arg(p.steps)
+                   .arg(number(p.sigma), number(p.eta), number(100 * p.accuracyMean), number(100 * p.accuracyMin),
+                        number(100 * p.accuracyMax))
+                   .arg(p.seeds);
+  }
+  return d;
+}
+
+void drawSeries(ChartPanel* chart, const QString& id, const QString& label, const CurveStyle& style,
+                const DrawnPoints& d) {
+  chart->setCurve(id, label, d.mean, style);
+  chart->setPointNotes(id, d.notes);
+  chart->setBand(id + QStringLiteral(":band"), d.low, d.high, style.color);
+  chart->refreshAxes();
+}
+
+// A job's failure, in red in the status line; true when `result` is one.
+bool showFailure(QLabel* status, const std::any& result) {
+  const auto* failure = std::any_cast<core::Status>(&result);
+  if (!failure) return false;
+  status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
+                      .arg(QString::fromStdString(failure->message()).toHtmlEscaped()));
+  return true;
+}
+
 }  // namespace
 
 FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidget* parent)
@@ -321,11 +366,7 @@ void FrontierPanel::computeModels() {
         return std::move(*result);
       },
       [this, generation](std::any&& result) {
-        if (auto* status = std::any_cast<core::Status>(&result)) {
-          m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
-                                .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
-          return;
-        }
+        if (showFailure(m_status, result)) return;
         if (auto* r = std::any_cast<ModelComparisonResult>(&result)) finishModels(generation, std::move(*r));
       });
 }
@@ -340,32 +381,13 @@ void FrontierPanel::showModelPoint(std::uint64_t generation, std::size_t series,
 
 void FrontierPanel::redrawModel(std::size_t series) {
   const ModelComparisonSeries& s = m_models[series];
-  const QString id = QString::fromStdString(s.id);
-  QVector<QPointF> mean;
-  QVector<QPointF> low;
-  QVector<QPointF> high;
-  QStringList notes;
-  for (const FrontierPoint& p : s.points) {
-    if (!p.ok()) continue;
-    const double x = p.epsilon.value_or(p.targetEpsilon);
-    mean.push_back({x, p.accuracyMean});
-    low.push_back({x, p.accuracyMin});
-    high.push_back({x, p.accuracyMax});
-    notes << QStringLiteral("target ε %1 → ε %2 · σ = %3 · %4 steps · accuracy %5 % (%6–%7 %) over %8 seeds")
-                 .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.sigma))
-                 .arg(p.steps)
-                 .arg(number(100 * p.accuracyMean), number(100 * p.accuracyMin), number(100 * p.accuracyMax))
-                 .arg(p.seeds);
-  }
   CurveStyle style;
   style.color = modelColor(s.id);
   style.markers = true;
   const ModelRecipe* recipe = findRecipe(s.id);
   style.tooltip = QString::fromStdString(s.label + ": " + (recipe ? recipe->settings : std::string()));
-  m_chart->setCurve(id, QString::fromStdString(s.label), mean, style);
-  m_chart->setPointNotes(id, notes);
-  m_chart->setBand(id + QStringLiteral(":band"), low, high, style.color);
-  m_chart->refreshAxes();
+  drawSeries(m_chart, QString::fromStdString(s.id), QString::fromStdString(s.label), style,
+             drawnPoints(s.points, true));
 }
 
 void FrontierPanel::finishModels(std::uint64_t generation, ModelComparisonResult result) {
@@ -456,11 +478,7 @@ void FrontierPanel::startJob(const FrontierJob& job, std::uint64_t generation) {
         return std::move(*result);
       },
       [this, generation](std::any&& result) {
-        if (auto* status = std::any_cast<core::Status>(&result)) {
-          m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
-                                .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
-          return;
-        }
+        if (showFailure(m_status, result)) return;
         if (auto* r = std::any_cast<FrontierResult>(&result)) finish(generation, std::move(*r));
       });
 }
@@ -503,39 +521,17 @@ void FrontierPanel::redrawSeries(std::size_t series) {
   const bool byEpsilon = m_running->request.vary == FrontierVary::kEpsilon;
   const FrontierSeries& s = m_series[series];
   const QString id = QString::fromLatin1(mechanismId(s.mechanism).data());
-  QVector<QPointF> mean;
-  QVector<QPointF> low;
-  QVector<QPointF> high;
-  QStringList notes;
-  QStringList errors;
-  for (const FrontierPoint& p : s.points) {
-    if (!p.error.empty()) errors << QString::fromStdString(p.error);
-    if (!p.ok()) continue;
-    const double x = byEpsilon ? p.epsilon.value_or(p.targetEpsilon) : p.epochs;
-    mean.push_back({x, p.accuracyMean});
-    low.push_back({x, p.accuracyMin});
-    high.push_back({x, p.accuracyMax});
-    notes << QStringLiteral(
-                 "target ε %1 → ε %2 · %3 epochs (%4 steps) · σ = %5 · η = %6 · accuracy %7 % (%8–%9 %) "
-                 "over %10 seeds")
-                 .arg(number(p.targetEpsilon), p.epsilon ? number(*p.epsilon) : QStringLiteral("—"), number(p.epochs))
-                 .arg(p.steps)
-                 .arg(number(p.sigma), number(p.eta), number(100 * p.accuracyMean), number(100 * p.accuracyMin),
-                      number(100 * p.accuracyMax))
-                 .arg(p.seeds);
-  }
   CurveStyle style;
   style.color = mechanismColor(id);
   style.markers = true;
   style.tooltip = QString::fromLatin1(mechanismName(s.mechanism).data()) +
                   (byEpsilon ? QStringLiteral(": each point calibrated to its target ε")
                              : QStringLiteral(": each point recalibrated to the same ε"));
-  m_chart->setCurve(id, id, mean, style);
-  m_chart->setPointNotes(id, notes);
-  m_chart->setBand(id + QStringLiteral(":band"), low, high, style.color);
-  m_chart->refreshAxes();
-  if (!errors.isEmpty()) {
-    m_status->setText(QStringLiteral("%1: %2").arg(id, errors.front().toHtmlEscaped()));
+  drawSeries(m_chart, id, id, style, drawnPoints(s.points, byEpsilon));
+  for (const FrontierPoint& p : s.points) {
+    if (p.error.empty()) continue;
+    m_status->setText(QStringLiteral("%1: %2").arg(id, QString::fromStdString(p.error).toHtmlEscaped()));
+    break;
   }
 }
 

@@ -254,6 +254,7 @@ Status readTrainerModel(const Reader& r, const QJsonObject& o, const QString& ba
     spec.activation = *activation;
   }
   preset.trainerModel = spec;
+  preset.params.convexLoss = spec.convex();  // what the accountants read of the model
   return Status::ok();
 }
 

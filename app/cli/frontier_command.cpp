@@ -216,6 +216,20 @@ std::string column(const std::string& text, std::size_t width = 10) {
   return text + std::string(shown < width ? width - shown : 0, ' ');
 }
 
+// "  x  ε  σ  accuracy (min–max)", or the point's error in place of its accuracy.
+std::string pointLine(const FrontierPoint& p, double x) {
+  std::ostringstream line;
+  line << "  " << column(formatNumber(x, 4)) << " " << column(p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " "
+       << column(p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
+  if (p.ok()) {
+    line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
+         << formatNumber(100 * p.accuracyMax, 4) << "%)";
+  } else {
+    line << (p.error.empty() ? std::string("not run (cancelled)") : p.error);
+  }
+  return line.str();
+}
+
 void writeText(std::ostream& out, const std::string& data, const FrontierResult& r) {
   out << data << "\n";
   const bool byEpsilon = r.vary == FrontierVary::kEpsilon;
@@ -224,19 +238,7 @@ void writeText(std::ostream& out, const std::string& data, const FrontierResult&
         << (std::string_view(boundOf(s)) == "estimate" ? ", an estimate" : "") << ")\n";
     out << (byEpsilon ? "  target ε   ε          σ          accuracy (min–max)\n"
                       : "  epochs     ε          σ          accuracy (min–max)\n");
-    for (const FrontierPoint& p : s.points) {
-      std::ostringstream line;
-      line << "  " << column(formatNumber(byEpsilon ? p.targetEpsilon : p.epochs, 4)) << " "
-           << column(p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " "
-           << column(p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
-      if (p.ok()) {
-        line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
-             << formatNumber(100 * p.accuracyMax, 4) << "%)";
-      } else {
-        line << p.error;
-      }
-      out << line.str() << "\n";
-    }
+    for (const FrontierPoint& p : s.points) out << pointLine(p, byEpsilon ? p.targetEpsilon : p.epochs) << "\n";
   }
   if (r.nonPrivateAccuracy) out << "non-private SGD: " << formatNumber(100 * *r.nonPrivateAccuracy, 4) << "%\n";
   out << r.runs << " runs in " << formatNumber(r.seconds, 3) << " s, δ = " << formatNumber(r.delta) << "\n";
@@ -318,19 +320,7 @@ void writeComparisonText(std::ostream& out, const ModelComparisonResult& r) {
       continue;
     }
     out << "  target ε   ε          σ          accuracy (min–max)\n";
-    for (const FrontierPoint& p : s.points) {
-      std::ostringstream line;
-      line << "  " << column(formatNumber(p.targetEpsilon, 4)) << " "
-           << column(p.epsilon ? formatNumber(*p.epsilon, 4) : "—") << " "
-           << column(p.sigma > 0.0 ? formatNumber(p.sigma, 4) : "—") << " ";
-      if (p.ok()) {
-        line << formatNumber(100 * p.accuracyMean, 4) << "% (" << formatNumber(100 * p.accuracyMin, 4) << "–"
-             << formatNumber(100 * p.accuracyMax, 4) << "%)";
-      } else {
-        line << (p.error.empty() ? std::string("not run (cancelled)") : p.error);
-      }
-      out << line.str() << "\n";
-    }
+    for (const FrontierPoint& p : s.points) out << pointLine(p, p.targetEpsilon) << "\n";
   }
   out << r.runs << " runs in " << formatNumber(r.seconds, 3) << " s, DP-SGD with ε from " << r.accountant
       << " at δ = " << formatNumber(r.delta) << (r.cancelled ? " (cancelled)" : "") << "\n";

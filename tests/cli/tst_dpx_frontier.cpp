@@ -148,7 +148,7 @@ class TestDpxFrontier : public QObject {
                                      << "every target ε must be > 0";
     QTest::newRow("vary what") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
                                               QStringLiteral("--vary"), QStringLiteral("sigma")}
-                               << "--vary sigma: must be epsilon or epochs";
+                               << "--vary sigma: must be epsilon, epochs or models";
     QTest::newRow("json and csv") << QStringList{QStringLiteral("--epsilons"), QStringLiteral("1"),
                                                  QStringLiteral("--json"), QStringLiteral("--csv")}
                                   << "--json and --csv: choose one output format";

@@ -30,7 +30,8 @@ class TestDpxReproduce : public QObject {
     const auto r = runDpx(QStringLiteral("reproduce --list"));
     QCOMPARE(r.code, 0);
     for (const char* id :
-         {"tramer-boneh-2021-fmnist-scatter-linear", "ryffel-2022-table1-fmnist", "fmnist-logistic-baseline"}) {
+         {"tramer-boneh-2021-fmnist-scatter-linear", "ryffel-2022-table1-fmnist", "fmnist-logistic-baseline",
+          "tramer-boneh-2021-fmnist-cnn", "tramer-boneh-2021-fmnist-scatter-cnn", "bu-2020-fig4-fmnist"}) {
       QVERIFY2(r.out.contains(QLatin1String(id)), id);
     }
     QVERIFY(r.out.contains(QStringLiteral("Tramèr & Boneh 2021")));
@@ -123,6 +124,75 @@ class TestDpxReproduce : public QObject {
     r = runDpx(QStringLiteral("train --data builtin:digits --momentum 1"));
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains(QStringLiteral("[0, 1)")));
+  }
+
+  // --model: a network trains with dp-sgd and reports its layers; the convex analyses, η = auto and
+  // a model that cannot read the data are refused with the reason; the JSON leaves out softmax
+  // regression's constants for a network.
+  void modelFlags() {
+    auto r =
+        runDpx(QStringLiteral("train --data builtin:digits --model mlp --hidden 24 --mechanism dp-sgd --sigma 1 "
+                              "--epochs 2 --json --quiet"));
+    QCOMPARE(r.code, 0);
+    QJsonObject o = jsonOf(r);
+    const QJsonObject model = o.value(QStringLiteral("model")).toObject();
+    QCOMPARE(model.value(QStringLiteral("kind")).toString(), QStringLiteral("mlp"));
+    QCOMPARE(model.value(QStringLiteral("parameters")).toInt(), 64 * 24 + 24 + 24 * 10 + 10);
+    QCOMPARE(model.value(QStringLiteral("activation")).toString(), QStringLiteral("relu"));
+    QVERIFY(!model.value(QStringLiteral("layers")).toArray().isEmpty());
+    QVERIFY(!o.contains(QStringLiteral("lipschitz_from_data")));
+    QVERIFY(!o.contains(QStringLiteral("beta")));
+    bool noted = false;
+    for (const QJsonValue& v : o.value(QStringLiteral("notes")).toArray()) {
+      noted = noted || v.toString().contains(QStringLiteral("not convex"));
+    }
+    QVERIFY(noted);
+    r = runDpx(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --epochs 1 --json --quiet"));
+    QCOMPARE(r.code, 0);
+    QVERIFY(jsonOf(r).contains(QStringLiteral("lipschitz_from_data")));
+
+    for (const char* mechanism : {"dp-sgld", "cyclic", "outpert"}) {
+      r = runDpx(QStringLiteral("train --data builtin:digits --model mlp --mechanism %1 --epochs 1")
+                     .arg(QLatin1String(mechanism)));
+      QCOMPARE(r.code, 2);
+      QVERIFY2(r.err.contains(QStringLiteral("not convex")) || r.err.contains(QStringLiteral("convex")),
+               qPrintable(r.err));
+      QVERIFY2(r.err.contains(QStringLiteral("dp-sgd")), qPrintable(r.err));
+    }
+    r = runDpx(QStringLiteral("train --data builtin:breast-cancer --model cnn --mechanism dp-sgd"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("tabular")), qPrintable(r.err));
+    r = runDpx(QStringLiteral("train --data builtin:digits --model cnn --mechanism dp-sgd"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("too small")), qPrintable(r.err));
+    r = runDpx(QStringLiteral("train --data builtin:digits --model mlp --mechanism dp-sgd --eta auto"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("β")), qPrintable(r.err));
+    r = runDpx(QStringLiteral("train --data builtin:digits --model resnet"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("scatter-cnn")), qPrintable(r.err));
+  }
+
+  // dpx frontier --vary models: each recipe's series, a model that cannot read the data reported
+  // in its series (the CNN on 8 × 8 digits); flags of the other modes refused.
+  void frontierOfModels() {
+    auto r =
+        runDpx(QStringLiteral("frontier --vary models --models cnn --data builtin:digits --epsilons 2 --seeds 1 "
+                              "--json --quiet"));
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = jsonOf(r);
+    QCOMPARE(o.value(QStringLiteral("vary")).toString(), QStringLiteral("models"));
+    const QJsonArray models = o.value(QStringLiteral("models")).toArray();
+    QCOMPARE(models.size(), 1);
+    QVERIFY(models.at(0).toObject().value(QStringLiteral("error")).toString().contains(QStringLiteral("too small")));
+    r = runDpx(QStringLiteral("frontier --vary models --model cnn --data builtin:digits --epsilons 2"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("--models")), qPrintable(r.err));
+    r = runDpx(QStringLiteral("frontier --vary models --models mlp --data builtin:digits --epsilons 2"));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("linear-pixels")), qPrintable(r.err));
+    r = runDpx(QStringLiteral("frontier --models cnn --data builtin:digits --epsilons 2"));
+    QCOMPARE(r.code, 2);
   }
 
   // The optimiser reaches the accountants through the knobs: the analyses that follow plain steps
