@@ -244,6 +244,21 @@ std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
   return job;
 }
 
+QString FrontierPanel::refusedNote() const {
+  const TrainerSettings& t = m_model->trainer();
+  QStringList refused;
+  for (const MechanismInfo& info : mechanismInfos()) {
+    const QString id = QString::fromLatin1(info.id.data());
+    if (t.mechanisms.contains(id) && isPrivate(info.mechanism) &&
+        !mechanismTrainsModel(info.mechanism, t.model).isOk()) {
+      refused << id;
+    }
+  }
+  if (refused.isEmpty()) return {};
+  return QStringLiteral(" Not drawn: %1 — non-convex model (the %2 is a network; their analyses need a convex loss).")
+      .arg(refused.join(QStringLiteral(", ")), QString::fromLatin1(modelKindName(t.model.kind).data()));
+}
+
 bool FrontierPanel::modelsMode() const { return m_mode->currentData().toInt() == kModelsMode; }
 
 std::optional<double> FrontierPanel::estimateSeconds() const {
@@ -332,6 +347,8 @@ void FrontierPanel::computeModels() {
   }
   m_chart->removeCurvesExcept({});
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
+  // The models differ by a few points near the top: the accuracy axis fits them.
+  m_chart->setFixedRange(Qt::Vertical, std::nullopt);
   m_chart->setAxisTitle(
       Qt::Horizontal,
       QStringLiteral("ε (at δ = %1), DP-SGD, each model with its own recipe").arg(number(request->delta)));
@@ -434,7 +451,8 @@ void FrontierPanel::compute() {
   prepareChart(*job);
   m_progress->setValue(0);
   m_status->setText(QStringLiteral("Training %1 runs…")
-                        .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)));
+                        .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)) +
+                    refusedNote());
   startJob(*job, generation);
 }
 
@@ -455,6 +473,7 @@ std::size_t FrontierPanel::resetSeries(const FrontierJob& job) {
 // An empty chart with the new x axis and the current ε (or epochs) marked.
 void FrontierPanel::prepareChart(const FrontierJob& job) {
   const bool byEpsilon = job.request.vary == FrontierVary::kEpsilon;
+  m_chart->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
   m_chart->removeCurvesExcept({});
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
   m_chart->setAxisTitle(
@@ -578,7 +597,8 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
   m_status->setText(QStringLiteral("%1 runs%2 in %3 s%4.")
                         .arg(result.runs)
                         .arg(data, number(result.seconds, 3))
-                        .arg(result.cancelled ? QStringLiteral(" (cancelled)") : QString()));
+                        .arg(result.cancelled ? QStringLiteral(" (cancelled)") : QString()) +
+                    refusedNote());
   m_progress->setValue(1000);
   m_result = std::move(result);
   Q_EMIT frontierFinished();

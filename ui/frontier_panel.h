@@ -105,6 +105,8 @@ class FrontierPanel : public QWidget {
   void redrawSeries(std::size_t series);
   void finish(std::uint64_t generation, core::training::FrontierResult result);
   void computeModels();
+  // " Not drawn: dp-sgld — non-convex model …" for ticked mechanisms the trainer's model refuses.
+  QString refusedNote() const;
   void showModelPoint(std::uint64_t generation, std::size_t series, std::size_t index,
                       const core::training::FrontierPoint& point);
   void redrawModel(std::size_t series);

@@ -313,6 +313,19 @@ class TestTrainerPanel : public QObject {
                                                          .arg(r.run.steps)));
     }
     QVERIFY(t->controller()->measuredNetworkRate() > 0.0);
+    // The frontier leaves dp-sgld out too, and says why.
+    FrontierPanel* f = w.frontierPanel();
+    f->followBox()->setChecked(false);
+    QVERIFY(QTest::qWaitFor([&] { return t->tableEpsilon().has_value(); }, 10000));
+    f->pointsBox()->setValue(3);
+    f->seedsBox()->setValue(1);
+    QSignalSpy frontierDone(f, &FrontierPanel::frontierFinished);
+    f->compute();
+    QVERIFY(frontierDone.wait(60000));
+    QVERIFY2(f->statusLabel()->text().contains(QStringLiteral("Not drawn: dp-sgld — non-convex model")),
+             qPrintable(f->statusLabel()->text()));
+    QVERIFY(f->chart()->curveIds().contains(QStringLiteral("dp-sgd")));
+    QVERIFY(!f->chart()->curveIds().contains(QStringLiteral("dp-sgld")));
 
     const int cnnIndex = t->modelBox()->findData(static_cast<int>(ModelKind::kCnn));
     t->modelBox()->setCurrentIndex(cnnIndex);

@@ -613,7 +613,12 @@ void ChartPanel::refreshAxes() {
   for (const QString& id : std::as_const(m_pendingRedraws)) redraw(m_curves.at(id));
   m_pendingRedraws.clear();
   m_deferRedraws = false;
-  placeMarker(r.yMin, r.yMax);
+  // Nice numbers may widen a linear axis beyond the data: the line spans the axis as drawn.
+  if (m_logY) {
+    placeMarker(r.yMin, r.yMax);
+  } else {
+    placeMarker(m_yLinear->min(), m_yLinear->max());
+  }
 }
 
 // The extent of the visible curves and of every band (values under the log floor count as the
