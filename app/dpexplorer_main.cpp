@@ -140,12 +140,12 @@ class FrontierScreenshot {
         },
         Qt::SingleShotConnection);
     QObject::connect(
-        m_window.trainerPanel()->controller(), &dpx::ui::TrainingController::dataReady, &m_window,
+        m_window.session()->training(), &dpx::ui::TrainingController::dataReady, &m_window,
         [&window = m_window] {
           // The frontier centres on the trainer's target, or on the table's ε once it is known.
           auto tryCompute = std::make_shared<std::function<void()>>();
           *tryCompute = [&window, tryCompute] {
-            if (!window.model()->trainer().targetEpsilon && !window.trainerPanel()->tableEpsilon()) {
+            if (!window.session()->defaultTarget()) {
               QTimer::singleShot(200, *tryCompute);
               return;
             }

@@ -7,7 +7,7 @@
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 #include "compute/analytics.h"
-#include "trainer_panel.h"
+#include "session/session.h"
 #include "training/dataset.h"
 
 namespace dpx::ui {
@@ -61,7 +61,7 @@ QString auditSummary(const core::audit::AuditReport& report, const core::audit::
 
 }  // namespace
 
-AuditPanel::AuditPanel(TrainerPanel* trainer, QWidget* parent) : QWidget(parent), m_trainer(trainer) {
+AuditPanel::AuditPanel(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
   setObjectName(QStringLiteral("auditPanel"));
   auto* outer = new QHBoxLayout(this);
   auto* controls = new QWidget(this);
@@ -147,7 +147,7 @@ void AuditPanel::connectControls() {
 
 void AuditPanel::runAudit() {
   QString error;
-  std::optional<TrainingRequest> request = m_trainer->buildRequest(&error);
+  std::optional<TrainingRequest> request = m_session->trainingRequest(&error);
   if (!request) {
     m_summary->setText(error.toHtmlEscaped());
     return;
@@ -163,7 +163,7 @@ void AuditPanel::runAudit() {
   audit.shadowModels = m_shadows->value();
   audit.canaries = m_canaries->value();
   const DatasetKey dataKey = request->data;
-  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  std::shared_ptr<DatasetCache> cache = m_session->datasets();
   m_report.reset();
   m_progress->setValue(0);
   m_summary->setText(QStringLiteral("Training the target and %1 reference models…").arg(audit.shadowModels));

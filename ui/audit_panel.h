@@ -21,12 +21,12 @@ class QGridLayout;
 
 namespace dpx::ui {
 
-class TrainerPanel;
+class Session;
 
 class AuditPanel : public QWidget {
   Q_OBJECT
  public:
-  AuditPanel(TrainerPanel* trainer, QWidget* parent = nullptr);
+  explicit AuditPanel(Session* session, QWidget* parent = nullptr);
   void runAudit();
   const std::optional<core::audit::AuditReport>& report() const { return m_report; }
   QString reportSection() const;  // HTML for the exported report
@@ -50,7 +50,7 @@ class AuditPanel : public QWidget {
   void show(const core::audit::AuditReport& report);
   QVector<QPointF> drawAudit(const core::audit::AuditReport& report, const core::audit::AttackReport& best);
   void drawReferences(const core::audit::AuditReport& report);
-  TrainerPanel* m_trainer;
+  Session* m_session;
   QComboBox* m_mechanism;
   QSpinBox* m_shadows;
   QSpinBox* m_canaries;

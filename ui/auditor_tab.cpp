@@ -9,7 +9,7 @@
 #include "audit/roc.h"
 #include "charts/explorer_charts.h"
 #include "common/format.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 namespace dpx::ui {
 

@@ -15,7 +15,7 @@
 #include "accounting/registry.h"
 #include "common/format.h"
 #include "knob_widget.h"
-#include "trainer_panel.h"
+#include "session/session.h"
 #include "training/mechanism.h"
 #include "training/trainer.h"
 
@@ -487,10 +487,10 @@ QString CalibratePanel::riskValue(const QString& field) const {
 // ---------------------------------------------------------------------------------------------
 // Accuracy at each σ
 
-void CalibratePanel::setTrainer(TrainerPanel* trainer) {
-  m_trainer = trainer;
-  connect(trainer, &TrainerPanel::trainingFinished, this, &CalibratePanel::maybeTrainAtEachSigma);
-  connect(trainer->controller(), &TrainingController::dataReady, this, &CalibratePanel::maybeTrainAtEachSigma);
+void CalibratePanel::setSession(Session* session) {
+  m_session = session;
+  connect(session, &Session::trainingFinished, this, &CalibratePanel::maybeTrainAtEachSigma);
+  connect(session->training(), &TrainingController::dataReady, this, &CalibratePanel::maybeTrainAtEachSigma);
 }
 
 void CalibratePanel::trainAtEachSigma() { startAccuracy(true); }
@@ -564,9 +564,9 @@ std::any trainEach(
 // change of data or settings drops the accuracies trained before.
 std::optional<TrainingRequest> CalibratePanel::accuracyRequest() {
   QString why;
-  std::optional<TrainingRequest> request = m_trainer ? m_trainer->buildRequest(&why) : std::nullopt;
+  std::optional<TrainingRequest> request = m_session ? m_session->trainingRequest(&why) : std::nullopt;
   if (!request) {
-    m_accuracyStatus->setText(m_trainer ? QStringLiteral("Accuracy: ") + why
+    m_accuracyStatus->setText(m_session ? QStringLiteral("Accuracy: ") + why
                                         : QStringLiteral("Accuracy: no trainer to train with."));
     return std::nullopt;
   }
@@ -584,7 +584,7 @@ std::optional<TrainingRequest> CalibratePanel::accuracyRequest() {
 void CalibratePanel::startAccuracy(bool evenIfSlow) {
   const std::optional<TrainingRequest> request = accuracyRequest();
   if (!request) return;
-  const std::optional<DataInfo> info = m_trainer->controller()->dataInfo(request->data);
+  const std::optional<DataInfo> info = m_session->training()->dataInfo(request->data);
   m_accuracyButton->setEnabled(info.has_value());
   if (!info) {
     m_accuracyStatus->setText(QStringLiteral("Accuracy: train once (Training tab) to see what each σ gives."));
@@ -599,14 +599,14 @@ void CalibratePanel::startAccuracy(bool evenIfSlow) {
     }
     return;
   }
-  if (m_trainer->controller()->running()) {
+  if (m_session->training()->running()) {
     m_accuracyStatus->setText(QStringLiteral("Accuracy: waiting for the trainer's run to finish…"));
     return;  // its trainingFinished brings us back
   }
   TrainingRequest estimate = *request;
   estimate.base.evaluateEachEpoch = false;
   estimate.mechanisms.assign(tasks.size(), Mechanism::kDpSgd);  // the cost is per run
-  const double seconds = m_trainer->controller()->estimateSeconds(estimate).value_or(0.0);
+  const double seconds = m_session->training()->estimateSeconds(estimate).value_or(0.0);
   if (!evenIfSlow && seconds > kAccuracyBudgetSeconds) {
     m_accuracyStatus->setText(QStringLiteral("Accuracy: training each σ would take about %1 s — press "
                                              "“Train at each σ”.")
@@ -621,7 +621,7 @@ void CalibratePanel::startAccuracy(bool evenIfSlow) {
 void CalibratePanel::launchAccuracy(std::vector<std::pair<AccuracyKey, core::training::TrainerConfig>> tasks,
                                     const TrainingRequest& request) {
   const std::uint64_t generation = m_accuracyGeneration;
-  std::shared_ptr<core::training::DatasetCache> cache = m_trainer->controller()->cache();
+  std::shared_ptr<core::training::DatasetCache> cache = m_session->datasets();
   auto post = [this, generation](AccuracyCell cell) {
     QMetaObject::invokeMethod(
         this, [this, generation, cell] { showAccuracy(generation, cell); }, Qt::QueuedConnection);
@@ -674,7 +674,7 @@ QString CalibratePanel::accuracyText(const std::string& accountant, std::optiona
   const bool trainedHere = m_accuracySettings && m_accuracySettings->knobs == withoutSigma(m_model->params());
   auto it = m_accuracy.find(AccuracyKey{std::string(core::training::mechanismId(*m)), accountant, *sigma});
   if (!trainedHere) it = m_accuracy.end();
-  const bool loaded = m_trainer && m_accuracySettings && m_trainer->controller()->dataInfo(m_accuracySettings->data);
+  const bool loaded = m_session && m_accuracySettings && m_session->training()->dataInfo(m_accuracySettings->data);
   if (it == m_accuracy.end()) {
     *tooltip = loaded ? QStringLiteral("%1 at σ = %2: not trained yet").arg(name, number(*sigma))
                       : QStringLiteral("Train once (Training tab) to see accuracy.");

@@ -23,13 +23,13 @@
 
 #include "accounting/risk_calibration.h"
 #include "compute/background_job.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
+#include "session/training_controller.h"
 #include "training/dataset_cache.h"
-#include "training_controller.h"
 
 namespace dpx::ui {
 
-class TrainerPanel;
+class Session;
 
 // One accountant's answer to the ε target: the σ that meets it and the ε it gives, or why there is
 // none.
@@ -78,7 +78,7 @@ class CalibratePanel : public QWidget {
   const std::optional<core::accounting::RiskCalibration>& riskResult() const { return m_risk; }
 
   // The trainer whose data and settings the accuracy column uses.
-  void setTrainer(TrainerPanel* trainer);
+  void setSession(Session* session);
   BackgroundJob* accuracyJob() { return &m_accuracyJob; }
   QLabel* accuracyStatus() const { return m_accuracyStatus; }
   QPushButton* accuracyButton() const { return m_accuracyButton; }
@@ -123,7 +123,7 @@ class CalibratePanel : public QWidget {
   bool isCurrent(const std::optional<core::Params>& knobs) const;
 
   ParameterModel* m_model;
-  TrainerPanel* m_trainer = nullptr;
+  Session* m_session = nullptr;
   QLineEdit* m_entry;
   QTableWidget* m_table;
   QLabel* m_status;

@@ -17,7 +17,7 @@
 
 #include "accounting/configuration_check.h"
 #include "compute/background_job.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 class QListWidget;
 

@@ -10,7 +10,8 @@
 #include <cmath>
 
 #include "common/format.h"
-#include "trainer_panel.h"
+#include "compute/analytics.h"
+#include "session/session.h"
 #include "utility/utility_report.h"
 
 namespace dpx::ui {
@@ -81,8 +82,8 @@ bool showFailure(QLabel* status, const std::any& result) {
 
 }  // namespace
 
-FrontierPanel::FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidget* parent)
-    : QWidget(parent), m_model(model), m_trainer(trainer) {
+FrontierPanel::FrontierPanel(Session* session, QWidget* parent)
+    : QWidget(parent), m_model(session->model()), m_session(session) {
   setObjectName(QStringLiteral("frontierPanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -190,7 +191,7 @@ void FrontierPanel::connectSignals() {
     m_utilitySettle.start();
     if (m_follow->isChecked()) m_settle.start();
   };
-  connect(m_trainer, &TrainerPanel::trainingFinished, this, changed);
+  connect(m_session, &Session::trainingFinished, this, changed);
   connect(m_model, &ParameterModel::paramsChanged, this, changed);
   connect(m_model, &ParameterModel::trainerChanged, this, changed);
   connect(m_mode, &QComboBox::activated, this, [this] { computeIfQuick(); });
@@ -211,7 +212,7 @@ void FrontierPanel::showEvent(QShowEvent* event) {
 }
 
 std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
-  const std::optional<TrainingRequest> training = m_trainer->buildRequest(error);
+  const std::optional<TrainingRequest> training = m_session->trainingRequest(error);
   if (!training) return std::nullopt;
   FrontierJob job;
   job.data = training->data;
@@ -227,8 +228,7 @@ std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
   r.seeds = m_seeds->value();
   r.vary = static_cast<FrontierVary>(m_mode->currentData().toInt());
   // Centred on the ε the trainer would calibrate to (its target, or the table's ε).
-  const std::optional<double> center =
-      m_model->trainer().targetEpsilon ? m_model->trainer().targetEpsilon : m_trainer->tableEpsilon();
+  const std::optional<double> center = m_session->defaultTarget();
   if (!center || !(*center > 0.0)) {
     *error = QStringLiteral("No ε to centre the frontier on yet (the accountant table is still computing).");
     return std::nullopt;
@@ -262,7 +262,7 @@ QString FrontierPanel::refusedNote() const {
 bool FrontierPanel::modelsMode() const { return m_mode->currentData().toInt() == kModelsMode; }
 
 std::optional<double> FrontierPanel::estimateSeconds() const {
-  const TrainingController* controller = m_trainer->controller();
+  const TrainingController* controller = m_session->training();
   if (modelsMode()) {
     QString error;
     const std::optional<ModelComparisonRequest> request = buildComparison(&error);
@@ -272,7 +272,7 @@ std::optional<double> FrontierPanel::estimateSeconds() const {
   }
   QString error;
   const std::optional<FrontierJob> job = buildJob(&error);
-  const std::optional<TrainingRequest> training = m_trainer->buildRequest(&error);
+  const std::optional<TrainingRequest> training = m_session->trainingRequest(&error);
   if (!job || !training) return std::nullopt;
   TrainingRequest one = *training;
   one.mechanisms = job->request.mechanisms;
@@ -308,8 +308,7 @@ std::optional<ModelComparisonRequest> FrontierPanel::buildComparison(QString* er
         "package dataset-fashion-mnist).");
     return std::nullopt;
   }
-  const std::optional<double> center =
-      m_model->trainer().targetEpsilon ? m_model->trainer().targetEpsilon : m_trainer->tableEpsilon();
+  const std::optional<double> center = m_session->defaultTarget();
   if (!center || !(*center > 0.0)) {
     *error = QStringLiteral("No ε to centre the frontier on yet (the accountant table is still computing).");
     return std::nullopt;
@@ -320,8 +319,8 @@ std::optional<ModelComparisonRequest> FrontierPanel::buildComparison(QString* er
   request.epsilons = frontierEpsilonGrid(*center, m_points->value());
   request.delta = m_model->params().delta;
   request.seeds = m_seeds->value();
-  request.seed = static_cast<std::uint64_t>(m_trainer->seedBox()->value());
-  request.threads = m_trainer->threadsBox()->value();
+  request.seed = m_session->seed();
+  request.threads = m_session->threads();
   return request;
 }
 
@@ -359,7 +358,7 @@ void FrontierPanel::computeModels() {
                         .arg(request->recipes.size())
                         .arg(request->epsilons.size())
                         .arg(request->seeds));
-  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  std::shared_ptr<DatasetCache> cache = m_session->datasets();
   m_job.request(
       [this, work = *request, cache, generation](const std::atomic<bool>& cancel,
                                                  const BackgroundJob::Progress& progress) -> std::any {
@@ -488,7 +487,7 @@ void FrontierPanel::prepareChart(const FrontierJob& job) {
 // Computes the frontier on a worker; points and the ceiling are posted as they finish, tagged
 // with the generation so a newer request's chart ignores them.
 void FrontierPanel::startJob(const FrontierJob& job, std::uint64_t generation) {
-  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  std::shared_ptr<DatasetCache> cache = m_session->datasets();
   m_job.request(
       [this, work = job, cache, generation](const std::atomic<bool>& cancel,
                                             const BackgroundJob::Progress& progress) -> std::any {
@@ -541,7 +540,7 @@ void FrontierPanel::redrawSeries(std::size_t series) {
   const FrontierSeries& s = m_series[series];
   const QString id = QString::fromLatin1(mechanismId(s.mechanism).data());
   CurveStyle style;
-  style.color = mechanismColor(id);
+  style.color = QColor::fromRgb(mechanismColor(id.toStdString()));
   style.markers = true;
   style.tooltip = QString::fromLatin1(mechanismName(s.mechanism).data()) +
                   (byEpsilon ? QStringLiteral(": each point calibrated to its target ε")
@@ -561,7 +560,7 @@ void FrontierPanel::showCeiling(std::uint64_t generation, double accuracy) {
   if (xs.empty()) return;
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   CurveStyle style;
-  style.color = mechanismColor(QStringLiteral("sgd"));
+  style.color = QColor::fromRgb(mechanismColor("sgd"));
   style.pen = Qt::DashLine;
   style.width = 1.5;
   style.tooltip = QStringLiteral("non-private SGD, same knobs and epochs, mean over the seeds");
@@ -580,7 +579,7 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
       ceiling.push_back({m_running->request.epochsList[i], result.nonPrivateByEpochs[i]});
     }
     CurveStyle style;
-    style.color = mechanismColor(QStringLiteral("sgd"));
+    style.color = QColor::fromRgb(mechanismColor("sgd"));
     style.pen = Qt::DashLine;
     style.width = 1.5;
     style.tooltip = QStringLiteral("non-private SGD at each number of epochs, mean over the seeds");
@@ -676,14 +675,14 @@ std::vector<UtilityTableRow> computeUtilityRows(const TrainingRequest& request, 
 void FrontierPanel::refreshUtility() {
   m_utilityStale = false;
   QString error;
-  std::optional<TrainingRequest> request = m_trainer->buildRequest(&error);
+  std::optional<TrainingRequest> request = m_session->trainingRequest(&error);
   if (!request) {
     showUtility({{QString(), QStringLiteral("not available"), QStringLiteral("—"), error, QString()}});
     return;
   }
   // The bounds are stated for a target ε: the trainer's, or else the ε the knobs reach.
   if (!request->base.targetEpsilon && !request->targetFromTable) request->targetFromTable = m_model->conversion();
-  std::shared_ptr<DatasetCache> cache = m_trainer->controller()->cache();
+  std::shared_ptr<DatasetCache> cache = m_session->datasets();
   const TrainingRequest work = *request;
   m_utilityJob.request(
       [work, cache](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {

@@ -28,14 +28,12 @@
 
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"
-#include "parameter_model.h"
+#include "session/session.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
 #include "training/model_comparison.h"
 
 namespace dpx::ui {
-
-class TrainerPanel;
 
 // A row of the utility table: what, its value, where it comes from.
 struct UtilityTableRow {
@@ -57,7 +55,7 @@ struct FrontierJob {
 class FrontierPanel : public QWidget {
   Q_OBJECT
  public:
-  FrontierPanel(ParameterModel* model, TrainerPanel* trainer, QWidget* parent = nullptr);
+  explicit FrontierPanel(Session* session, QWidget* parent = nullptr);
   ChartPanel* chart() const { return m_chart; }
   QComboBox* modeBox() const { return m_mode; }
   QSpinBox* pointsBox() const { return m_points; }
@@ -115,7 +113,7 @@ class FrontierPanel : public QWidget {
   void showUtility(const std::vector<struct UtilityTableRow>& rows);
   void fillUtility(const std::vector<struct UtilityTableRow>& rows);
   ParameterModel* m_model;
-  TrainerPanel* m_trainer;
+  Session* m_session;
   ChartPanel* m_chart;
   QComboBox* m_mode;
   QSpinBox* m_points;

@@ -10,7 +10,7 @@
 #include <QWidget>
 
 #include "common/params.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 class QGridLayout;
 

@@ -60,7 +60,9 @@ QCheckBox* toggle(QWidget* parent, QLayout* layout, const QString& text, bool on
 
 }  // namespace
 
-MainWindow::MainWindow(QSettings* settings, QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QSettings* settings, QWidget* parent)
+    : QMainWindow(parent),
+      m_session(std::make_unique<Session>(&m_model, std::make_shared<core::training::DatasetCache>())) {
   if (!settings) {
     m_ownSettings = std::make_unique<QSettings>();
     settings = m_ownSettings.get();
@@ -173,13 +175,12 @@ void MainWindow::buildTrainingTabs() {
   auto* trainingTab = new QWidget(m_tabs);
   auto* layout = new QVBoxLayout(trainingTab);
   layout->setContentsMargins(2, 2, 2, 2);
-  m_datasets = std::make_shared<core::training::DatasetCache>();
-  m_trainer = new TrainerPanel(&m_model, m_datasets, trainingTab);
-  m_audit = new AuditPanel(m_trainer, trainingTab);
+  m_trainer = new TrainerPanel(m_session.get(), trainingTab);
+  m_audit = new AuditPanel(m_session.get(), trainingTab);
   layout->addWidget(m_trainer, 3);
   layout->addWidget(m_audit, 1);
   m_tabs->addTab(trainingTab, QStringLiteral("Training and audit"));
-  m_frontier = new FrontierPanel(&m_model, m_trainer, m_tabs);
+  m_frontier = new FrontierPanel(m_session.get(), m_tabs);
   m_tabs->addTab(m_frontier, QStringLiteral("Privacy–utility frontier"));
   m_auditor = new AuditorTab(&m_model, m_tabs);
   m_tabs->addTab(m_auditor, QStringLiteral("Auditor"));
@@ -197,7 +198,7 @@ void MainWindow::buildTrainingTabs() {
 // Calibration beside the knobs, tabbed with them so the charts keep the width.
 void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   m_calibrate = new CalibratePanel(&m_model, this);
-  m_calibrate->setTrainer(m_trainer);  // the accuracy column trains on the trainer's data and settings
+  m_calibrate->setSession(m_session.get());  // the accuracy column trains on the trainer's data and settings
   auto* dock = new QDockWidget(QStringLiteral("Calibrate σ for a target ε or attack risk"), this);
   dock->setObjectName(QStringLiteral("calibrateDock"));
   dock->setWidget(m_calibrate);
@@ -262,7 +263,6 @@ MainWindow::~MainWindow() {
   // focused entry would commit its text to a destroyed model when the window hides. Commit now.
   if (QWidget* focused = QApplication::focusWidget(); focused && isAncestorOf(focused)) focused->clearFocus();
   m_analyticsJob.cancel();
-  m_tableEpsilonJob.cancel();
   m_pldJob.cancel();
   m_shuffleJob.cancel();
   m_stepsizeJob.cancel();
@@ -371,7 +371,7 @@ void MainWindow::requestAnalytics(AnalyticsDetail detail) {
     // The charts and the table are hidden: only the table's ε, the trainer's default target, is
     // needed now (one RDP conversion, not six accountants' curves competing with a live run).
     m_analyticsStale = true;
-    requestTableEpsilon(params, conversion);
+    m_session->requestHeadlineEpsilon(params, conversion);
     return;
   }
   m_analyticsStale = false;
@@ -413,24 +413,10 @@ void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapsho
   }
   m_charts->showAnalytics(*snapshot);
   m_table->showAnalytics(*snapshot);
-  // The table's ε is the trainer's default calibration target: the DP-SGD baseline (rdp) row.
-  std::optional<double> tableEpsilon;
-  for (const AccountantSummary& row : snapshot->accountants) {
-    if (row.id == "rdp" && row.epsilon) tableEpsilon = row.epsilon->epsilon;
-  }
-  m_trainer->setTableEpsilon(snapshot->params, tableEpsilon);
+  // The table's ε is the trainer's default calibration target.
+  m_session->setHeadlineEpsilon(snapshot->params, tableEpsilon(*snapshot));
   m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
   Q_EMIT analyticsApplied();
-}
-
-void MainWindow::requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion) {
-  m_tableEpsilonJob.request(
-      [params, conversion](const std::atomic<bool>&, const BackgroundJob::Progress&) -> std::any {
-        return tableEpsilon(params, conversion);
-      },
-      [this, params](std::any&& result) {
-        if (auto* e = std::any_cast<std::optional<double>>(&result)) m_trainer->setTableEpsilon(params, *e);
-      });
 }
 
 void MainWindow::requestSlowViews() {
@@ -601,8 +587,8 @@ QString MainWindow::reportHtml() const {
   in.analytics = m_lastAnalytics;
   in.pld = m_lastPld;
   for (ChartPanel* chart : m_charts->all()) in.charts.push_back({chart->title(), chart->pngBytes()});
-  in.training = m_trainer->controller()->results();
-  in.trainingData = m_trainer->controller()->dataDescription();
+  in.training = m_session->training()->results();
+  in.trainingData = m_session->training()->dataDescription();
   in.auditHtml = m_audit ? m_audit->reportSection() : QString();
   return buildReportHtml(in);
 }

@@ -15,8 +15,8 @@
 #include "compute/analytics.h"
 #include "compute/background_job.h"
 #include "compute/slow_analytics.h"
-#include "parameter_model.h"
-#include "training/dataset_cache.h"
+#include "session/parameter_model.h"
+#include "session/session.h"
 
 class QDockWidget;
 class QHBoxLayout;
@@ -50,6 +50,7 @@ class MainWindow : public QMainWindow {
   AccountantTable* accountantTable() const { return m_table; }
   CalibratePanel* calibratePanel() const { return m_calibrate; }
   TrainerPanel* trainerPanel() const { return m_trainer; }
+  Session* session() const { return m_session.get(); }
   AuditPanel* auditPanel() const { return m_audit; }
   FrontierPanel* frontierPanel() const { return m_frontier; }
   AuditorTab* auditorTab() const { return m_auditor; }
@@ -114,7 +115,6 @@ class MainWindow : public QMainWindow {
   void requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson);
   void requestStepsize(const core::Params& params, double referenceEpsilon);
   void releaseStepsize();  // starts the step-size job that waited for the exact view, if any
-  void requestTableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
   void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
@@ -122,6 +122,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QSettings> m_ownSettings;
   QSettings* m_settings;
   ParameterModel m_model;
+  std::unique_ptr<Session> m_session;  // after m_model: it holds a pointer to it
   ParameterPanel* m_parameters = nullptr;
   ExplorerCharts* m_charts = nullptr;
   AccountantTable* m_table = nullptr;
@@ -130,7 +131,6 @@ class MainWindow : public QMainWindow {
   AuditPanel* m_audit = nullptr;
   FrontierPanel* m_frontier = nullptr;
   AuditorTab* m_auditor = nullptr;
-  std::shared_ptr<core::training::DatasetCache> m_datasets;
   QTabWidget* m_tabs = nullptr;
   QLabel* m_timing = nullptr;
   QMenu* m_recentMenu = nullptr;
@@ -153,7 +153,6 @@ class MainWindow : public QMainWindow {
   std::optional<StepsizeRequest> m_stepsizeAfterPld;
   bool m_slowViewsStale = false;  // knobs changed while the Privacy tab was hidden
   bool m_analyticsStale = false;
-  BackgroundJob m_tableEpsilonJob{false};
   std::shared_ptr<const AnalyticsSnapshot> m_lastAnalytics;
   std::shared_ptr<const PldSnapshot> m_lastPld;
   std::shared_ptr<const StepsizeSnapshot> m_lastStepsize;

@@ -12,7 +12,7 @@
 
 #include "common/params.h"
 #include "knob_widget.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 class QGroupBox;
 class QVBoxLayout;

@@ -26,7 +26,7 @@
 
 #include "common/params.h"
 #include "common/status.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 namespace dpx::ui {
 

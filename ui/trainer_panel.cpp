@@ -60,16 +60,8 @@ QTableWidgetItem* knobCell(const char* key, double used, const ResolvedRun& run,
 
 }  // namespace
 
-QColor mechanismColor(const QString& id) {
-  // The accountant that proves each mechanism gives it its colour in every chart.
-  if (const auto m = parseMechanism(id.toStdString()); m && isPrivate(*m)) {
-    return QColor::fromRgb(accountantColor(std::string(accountantsFor(*m).front())));
-  }
-  return QColor(0x50, 0x50, 0x50);
-}
-
-TrainerPanel::TrainerPanel(ParameterModel* model, std::shared_ptr<DatasetCache> cache, QWidget* parent)
-    : QWidget(parent), m_model(model), m_controller(std::move(cache)) {
+TrainerPanel::TrainerPanel(Session* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_model(session->model()), m_controller(*session->training()) {
   setObjectName(QStringLiteral("trainerPanel"));
   auto* outer = new QHBoxLayout(this);
   auto* controls = new QWidget(this);
@@ -110,15 +102,13 @@ TrainerPanel::TrainerPanel(ParameterModel* model, std::shared_ptr<DatasetCache> 
     refreshFromModel();
     if (m_live->isChecked()) m_liveTimer.start();
   });
+  connect(m_session, &Session::headlineEpsilonChanged, this, &TrainerPanel::refreshSummary);
   connectController();
   refreshFromModel();
   updateButtons();
 }
 
-TrainerPanel::~TrainerPanel() {
-  m_controller.cancel();
-  m_controller.wait();
-}
+TrainerPanel::~TrainerPanel() = default;
 
 void TrainerPanel::buildControls(QWidget* controls) {
   auto* left = new QVBoxLayout(controls);
@@ -270,10 +260,10 @@ QGroupBox* TrainerPanel::buildRunBox(QWidget* parent) {
   form->addRow(m_calibrate, m_target);
   m_threads = new QSpinBox(box);
   m_threads->setRange(1, 256);
-  m_threads->setValue(core::effectiveThreads(0));
+  m_threads->setValue(m_session->threads());
   m_seed = new QSpinBox(box);
   m_seed->setRange(0, 1'000'000);
-  m_seed->setValue(1);
+  m_seed->setValue(static_cast<int>(m_session->seed()));
   m_seed->setToolTip(
       QStringLiteral("Seeds the train/test split and every random stream: a run is bit-identical "
                      "for a seed whatever the thread count."));
@@ -339,7 +329,9 @@ void TrainerPanel::connectControls() {
                 on ? QStringLiteral("calibrate to a target ε") : QStringLiteral("train at the σ knob"));
   });
   connect(m_target, &QLineEdit::editingFinished, this, &TrainerPanel::onTargetTyped);
-  connect(m_seed, &QSpinBox::valueChanged, this, [this] {
+  connect(m_threads, &QSpinBox::valueChanged, m_session, &Session::setThreads);
+  connect(m_seed, &QSpinBox::valueChanged, this, [this](int seed) {
+    m_session->setSeed(static_cast<std::uint64_t>(seed));
     ensureDataLoaded();
     if (m_live->isChecked()) m_liveTimer.start();
   });
@@ -466,14 +458,7 @@ QTableWidgetItem* accuracyCell(const TrainingResult& r) {
 
 }  // namespace
 
-core::training::DatasetKey TrainerPanel::dataKey() const {
-  DatasetKey key;
-  key.source = currentSource().toStdString();
-  key.features = m_model->trainer().features;
-  key.scaling = m_model->trainer().scaling;
-  key.splitSeed = static_cast<std::uint64_t>(m_seed->value());
-  return key;
-}
+core::training::DatasetKey TrainerPanel::dataKey() const { return m_session->dataKey(); }
 
 void TrainerPanel::editTrainer(const std::function<void(TrainerSettings&)>& edit, const QString& text) {
   TrainerSettings settings = m_model->trainer();
@@ -590,65 +575,13 @@ void TrainerPanel::refreshSummary() {
         "combination.</span>");
   }
   m_knobSummary->setText(text);
-  const TrainerSettings& t = m_model->trainer();
-  m_target->setPlaceholderText(m_tableEpsilon ? QStringLiteral("%1 (table)").arg(number(*m_tableEpsilon))
-                                              : QStringLiteral("the table's ε"));
-  (void)t;
-}
-
-void TrainerPanel::setTableEpsilon(const core::Params& params, std::optional<double> epsilon) {
-  m_tableEpsilon = epsilon;
-  m_tableEpsilonParams = params;
-  refreshSummary();
+  const std::optional<double> headline = m_session->headlineEpsilon();
+  m_target->setPlaceholderText(headline ? QStringLiteral("%1 (table)").arg(number(*headline))
+                                        : QStringLiteral("the table's ε"));
 }
 
 std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const {
-  const QString source = currentSource();
-  if (source.isEmpty() || source == QLatin1String("open")) {
-    *error = QStringLiteral("Choose a dataset first (Fashion-MNIST needs the Debian package dataset-fashion-mnist).");
-    return std::nullopt;
-  }
-  if (!m_model->isValid()) {
-    *error = QStringLiteral("The knobs are invalid: ") + m_model->validationMessage();
-    return std::nullopt;
-  }
-  TrainingRequest request;
-  request.data = dataKey();
-  QStringList refused;
-  for (const MechanismInfo& info : mechanismInfos()) {
-    if (!m_model->trainer().mechanisms.contains(QString::fromLatin1(info.id.data()))) continue;
-    if (!mechanismTrainsModel(info.mechanism, m_model->trainer().model).isOk()) {
-      refused << QString::fromLatin1(info.id.data());
-      continue;
-    }
-    request.mechanisms.push_back(info.mechanism);
-  }
-  if (request.mechanisms.empty()) {
-    *error = refused.isEmpty() ? QStringLiteral("Tick at least one mechanism.")
-                               : QStringLiteral(
-                                     "%1 cannot train the %2 (non-convex model): tick dp-sgd, "
-                                     "sgld-posterior or sgd.")
-                                     .arg(refused.join(QStringLiteral(", ")),
-                                          QString::fromLatin1(modelKindName(m_model->trainer().model.kind).data()));
-    return std::nullopt;
-  }
-  TrainerConfig& c = request.base;
-  c.model = m_model->trainer().model;
-  c.knobs = m_model->params();
-  c.epochs = core::nominalEpochs(c.knobs);
-  c.threads = m_threads->value();
-  c.seed = static_cast<std::uint64_t>(m_seed->value());
-  const TrainerSettings& t = m_model->trainer();
-  if (t.calibrate) {
-    if (t.targetEpsilon) {
-      c.targetEpsilon = *t.targetEpsilon;
-    } else if (m_tableEpsilon && m_tableEpsilonParams == c.knobs) {
-      c.targetEpsilon = *m_tableEpsilon;
-    } else {
-      request.targetFromTable = m_model->conversion();  // the table is still computing: the worker does
-    }
-  }
-  return request;
+  return m_session->trainingRequest(error);
 }
 
 void TrainerPanel::start() {
@@ -746,7 +679,7 @@ void TrainerPanel::drawHistory(const QString& mechanism) {
     if (r.epsilonSpent) eps.push_back({static_cast<double>(r.epoch), *r.epsilonSpent});
   }
   CurveStyle style;
-  style.color = mechanismColor(mechanism);
+  style.color = QColor::fromRgb(mechanismColor(mechanism.toStdString()));
   style.tooltip = QStringLiteral("test accuracy on held-out records");
   m_accuracy->setCurve(mechanism + QStringLiteral(":test"), mechanism, test, style);
   CurveStyle dashed = style;

@@ -30,30 +30,23 @@
 #include <optional>
 
 #include "charts/chart_panel.h"
-#include "parameter_model.h"
-#include "training_controller.h"
+#include "session/session.h"
 
 namespace dpx::ui {
 
-// Live runs start only when estimated to finish within this time.
-inline constexpr double kLiveBudgetSeconds = 2.0;
-// Knob changes settle this long before a live restart.
-inline constexpr int kLiveDebounceMs = 150;
 // Epochs that stream in faster than this are drawn together.
 inline constexpr int kEpochRedrawMs = 40;
-
-// One colour per mechanism, shared by the training charts and the frontier.
-QColor mechanismColor(const QString& id);
 
 class TrainerPanel : public QWidget {
   Q_OBJECT
  public:
-  TrainerPanel(ParameterModel* model, std::shared_ptr<core::training::DatasetCache> cache, QWidget* parent = nullptr);
+  explicit TrainerPanel(Session* session, QWidget* parent = nullptr);
   ~TrainerPanel() override;
 
   ChartPanel* accuracyChart() const { return m_accuracy; }
   ChartPanel* epsilonChart() const { return m_epsilon; }
   TrainingController* controller() { return &m_controller; }
+  Session* session() const { return m_session; }
   QPushButton* startButton() const { return m_start; }
   QPushButton* pauseButton() const { return m_pause; }
   QPushButton* cancelButton() const { return m_cancel; }
@@ -76,11 +69,8 @@ class TrainerPanel : public QWidget {
   // Loads the current source if it is not loaded yet (binds n when n follows the data).
   void ensureDataLoaded();
   void start();
-  // The request the Start button would send; nullopt with the reason in `error`.
+  // The request the Start button would send (the session's); nullopt with the reason in `error`.
   std::optional<TrainingRequest> buildRequest(QString* error) const;
-  // The ε the accountant table shows for `params` (the default calibration target).
-  void setTableEpsilon(const core::Params& params, std::optional<double> epsilon);
-  std::optional<double> tableEpsilon() const { return m_tableEpsilon; }
   // Sets what the model sees (raw values or ScatterNet features): an undoable change.
   void setFeatures(core::training::FeatureKind features);
   // Sets the model trained: an undoable change. The CNNs read pixels as they are (x/255) or the
@@ -117,8 +107,9 @@ class TrainerPanel : public QWidget {
   void clearRun();
   void editTrainer(const std::function<void(TrainerSettings&)>& edit, const QString& text);
   QString currentSource() const;
+  Session* m_session;
   ParameterModel* m_model;
-  TrainingController m_controller;
+  TrainingController& m_controller;
   QComboBox* m_dataset = nullptr;
   QComboBox* m_features = nullptr;
   QComboBox* m_modelKind = nullptr;
@@ -145,8 +136,6 @@ class TrainerPanel : public QWidget {
   QElapsedTimer m_sinceRedraw;
   QElapsedTimer m_runClock;  // since the run started (loading, calibration and training)
   QSet<QString> m_dirty;     // mechanisms with epochs not drawn yet
-  std::optional<double> m_tableEpsilon;
-  core::Params m_tableEpsilonParams;
   bool m_liveWaitingForData = false;
   std::map<QString, std::vector<core::training::EpochRecord>> m_history;
   std::map<QString, double> m_fractions;

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "auditor_tab.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 using namespace dpx;
 using namespace dpx::ui;

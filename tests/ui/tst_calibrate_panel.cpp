@@ -11,7 +11,7 @@
 #include "accounting/risk_calibration.h"
 #include "calibrate_panel.h"
 #include "common/format.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 #include "trainer_panel.h"
 #include "training/dataset_cache.h"
 
@@ -141,9 +141,10 @@ class TestCalibratePanel : public QObject {
   void accuracyOfEachSigmaOnTheLoadedData() {
     ParameterModel model;
     auto cache = std::make_shared<training::DatasetCache>();
-    TrainerPanel trainer(&model, cache);
+    Session session(&model, cache);
+    TrainerPanel trainer(&session);
     CalibratePanel panel(&model);
-    panel.setTrainer(&trainer);
+    panel.setSession(&session);
     panel.show();
     QSignalSpy done(&panel, &CalibratePanel::riskCalibrated);
     typeInto(panel.riskTargetEntry(), QStringLiteral("0.2"));

@@ -11,9 +11,9 @@
 
 #include "configuration_check_view.h"
 #include "main_window.h"
-#include "parameter_model.h"
 #include "parameter_panel.h"
 #include "presets.h"
+#include "session/parameter_model.h"
 
 using namespace dpx;
 using namespace dpx::ui;

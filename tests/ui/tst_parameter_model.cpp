@@ -4,7 +4,7 @@
 #include <QTest>
 
 #include "knob_widget.h"
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 using namespace dpx::core;
 using dpx::ui::ParameterModel;

@@ -316,7 +316,7 @@ class TestTrainerPanel : public QObject {
     // The frontier leaves dp-sgld out too, and says why.
     FrontierPanel* f = w.frontierPanel();
     f->followBox()->setChecked(false);
-    QVERIFY(QTest::qWaitFor([&] { return t->tableEpsilon().has_value(); }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return t->session()->headlineEpsilon().has_value(); }, 10000));
     f->pointsBox()->setValue(3);
     f->seedsBox()->setValue(1);
     QSignalSpy frontierDone(f, &FrontierPanel::frontierFinished);
@@ -396,7 +396,7 @@ class TestTrainerPanel : public QObject {
     f->followBox()->setChecked(false);
     QVERIFY(openTrainingTab(w));
     QSignalSpy analytics(&w, &MainWindow::analyticsApplied);
-    QVERIFY(QTest::qWaitFor([&] { return w.trainerPanel()->tableEpsilon().has_value(); }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return w.session()->headlineEpsilon().has_value(); }, 10000));
     QSignalSpy done(f, &FrontierPanel::frontierFinished);
     QSignalSpy points(f, &FrontierPanel::pointShown);
     w.tabs()->setCurrentIndex(MainWindow::kFrontierTab);

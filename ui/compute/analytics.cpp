@@ -12,6 +12,7 @@
 #include "accounting/tradeoff.h"
 #include "common/format.h"
 #include "common/parallel.h"
+#include "training/mechanism.h"
 
 namespace dpx::ui {
 
@@ -22,18 +23,36 @@ std::int64_t epsilonAxisMaxSteps(const core::Params& params) {
   return std::clamp<std::int64_t>(10 * params.K, 100, maxK);
 }
 
+namespace {
+constexpr const char* kHeadlineAccountant = "rdp";  // DP-SGD's classic baseline
+}  // namespace
+
 std::optional<double> tableEpsilon(const core::Params& params, Conversion conversion) {
   EpsilonOptions options;
   options.conversion = conversion;
-  const Accountant* rdp = findAccountant("rdp");
+  const Accountant* rdp = findAccountant(kHeadlineAccountant);
   auto e = rdp ? rdp->epsilon(params, options) : core::Result<EpsilonResult>(core::Status::notApplicable("no rdp"));
   if (!e) return std::nullopt;
   return e->epsilon;
 }
 
+std::optional<double> tableEpsilon(const AnalyticsSnapshot& snapshot) {
+  for (const AccountantSummary& row : snapshot.accountants) {
+    if (row.id == kHeadlineAccountant && row.epsilon) return row.epsilon->epsilon;
+  }
+  return std::nullopt;
+}
+
 unsigned accountantColor(const std::string& id) {
   const Accountant* a = findAccountant(id);
   return a ? a->info().color : 0x7f7f7f;
+}
+
+unsigned mechanismColor(const std::string& id) {
+  if (const auto m = core::training::parseMechanism(id); m && core::training::isPrivate(*m)) {
+    return accountantColor(std::string(core::training::accountantsFor(*m).front()));
+  }
+  return 0x505050;
 }
 
 std::string violationsText(const std::vector<Violation>& violations) {

@@ -86,6 +86,8 @@ AnalyticsSnapshot computeAnalytics(const core::Params& params, core::accounting:
 // The ε the accountant table shows in its rdp row (the DP-SGD baseline): the trainer's default
 // calibration target. Nullopt when rdp has no answer for these knobs.
 std::optional<double> tableEpsilon(const core::Params& params, core::accounting::Conversion conversion);
+// The same ε read from a computed table (its snapshot's row of that accountant).
+std::optional<double> tableEpsilon(const AnalyticsSnapshot& snapshot);
 
 // The largest K shown on the ε-vs-K chart: ten times the run, at least 100, at most 10⁷.
 std::int64_t epsilonAxisMaxSteps(const core::Params& params);
@@ -93,6 +95,8 @@ std::int64_t epsilonAxisMaxSteps(const core::Params& params);
 // Display colours shared by every chart: the accountant's AccountantInfo::color (RGB), grey for
 // an unknown id.
 unsigned accountantColor(const std::string& id);
+// A trained mechanism's colour: its proving accountant's; dark grey for the non-private ones.
+unsigned mechanismColor(const std::string& id);
 
 // "assumption: reason" lines joined with newlines.
 std::string violationsText(const std::vector<core::accounting::Violation>& violations);

@@ -1,4 +1,4 @@
-#include "parameter_model.h"
+#include "session/parameter_model.h"
 
 #include <QMetaObject>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "training_controller.h"
+#include "session/training_controller.h"
 
 #include <QMetaObject>
 #include <algorithm>
