@@ -7,7 +7,8 @@
 # in tests/data/fuzz/<harness>/ and the kept reproducers in tests/data/fuzz/regressions/<harness>/.
 # New coverage goes to build-fuzz/corpus/<harness>/, findings to build-fuzz/crashes/<harness>/
 # (crash-*, leak-*, timeout-*, oom-*). Exits non-zero when any harness found something.
-# Harnesses: csv libsvm idx gzip preset (all by default).
+# Harnesses: csv libsvm idx gzip preset (all by default). DPX_FUZZ_FLAGS sets the optimisation
+# (default -O2 -g; .ci/run builds at -O1 -g1 and fuzzes each harness 20 s).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -32,7 +33,7 @@ command -v ld.lld >/dev/null && LINKER_FLAGS="-fuse-ld=lld"
 
 cmake -S "$DPX_ROOT" -B "$FUZZ_DIR" \
   -DCMAKE_CXX_COMPILER="$CXX_COMPILER" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${DPX_FUZZ_FLAGS:--O2 -g}" \
   -DCMAKE_EXE_LINKER_FLAGS="$LINKER_FLAGS" \
   -DDPX_BUILD_FUZZERS=ON -DDPX_BUILD_TESTS=OFF -DDPX_BUILD_BENCH=OFF -DDPX_NATIVE=OFF \
   -DDPX_SANITIZE=fuzzer-no-link,address,undefined

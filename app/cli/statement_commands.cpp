@@ -552,6 +552,10 @@ Result<EpsilonOptions> readOptions(const JsonValue& statement) {
 struct Comparison {
   int matches = 0;
   std::vector<std::string> differences;
+  // Numbers that differ in their last bits, within their accountant's recorded tolerance.
+  std::vector<std::string> withinTolerance;
+  // Each accountant's relative tolerance, as this build records it (accountant.h says why).
+  std::map<std::string, double> toleranceOf;
 };
 
 std::string excerpt(const std::string& text, std::size_t from) {
@@ -707,8 +711,84 @@ bool sameValue(const JsonValue* a, const JsonValue* b) {
   return false;
 }
 
-// `stated` or `recomputed` is nullptr where the field is missing from that document.
-void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c);
+// `stated` or `recomputed` is nullptr where the field is missing from that document. Numbers
+// within `tolerance` (relative; 0: exactly) match.
+void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c,
+                   double tolerance = 0.0);
+
+// |x − y| ≤ tolerance · max(|x|, |y|, 1): relative, and absolute below 1, where a difference of
+// two close values (a bracket's relative width) has lost the leading digits it would be relative to.
+bool closeNumbers(double x, double y, double tolerance) {
+  if (!std::isfinite(x) || !std::isfinite(y)) return false;
+  return std::fabs(x - y) <= tolerance * std::max({std::fabs(x), std::fabs(y), 1.0});
+}
+
+// A text's runs of digits (with a decimal point and an exponent) apart from the words between them.
+struct NumbersInText {
+  std::vector<std::string> words;
+  std::vector<double> numbers;
+};
+
+NumbersInText splitNumbers(const std::string& text) {
+  NumbersInText out;
+  std::string word;
+  std::size_t i = 0;
+  auto digit = [&](std::size_t at) { return at < text.size() && text[at] >= '0' && text[at] <= '9'; };
+  while (i < text.size()) {
+    if (!digit(i)) {
+      word += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (digit(end) || (end < text.size() && text[end] == '.' && digit(end + 1))) ++end;
+    if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+      std::size_t exponent = end + 1;
+      if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
+      if (digit(exponent)) {
+        end = exponent;
+        while (digit(end)) ++end;
+      }
+    }
+    out.words.push_back(word);
+    word.clear();
+    out.numbers.push_back(std::strtod(text.substr(i, end - i).c_str(), nullptr));
+    i = end;
+  }
+  out.words.push_back(word);
+  return out;
+}
+
+// Two values that differ only in the last bits another CPU's arithmetic moves: numbers within the
+// tolerance, or texts (the hand-off snippets quote ε) whose words agree and whose numbers do.
+bool withinTolerance(const JsonValue* a, const JsonValue* b, double tolerance) {
+  if (tolerance <= 0.0 || a == nullptr || b == nullptr || a->type() != b->type()) return false;
+  if (a->isNumber()) return closeNumbers(a->asNumber(), b->asNumber(), tolerance);
+  if (!a->isString()) return false;
+  const NumbersInText x = splitNumbers(a->asString());
+  const NumbersInText y = splitNumbers(b->asString());
+  if (x.words != y.words || x.numbers.size() != y.numbers.size()) return false;
+  for (std::size_t i = 0; i < x.numbers.size(); ++i) {
+    if (!closeNumbers(x.numbers[i], y.numbers[i], tolerance)) return false;
+  }
+  return true;
+}
+
+// The tolerance each accountant's entry records, read from the recomputed document (this build's,
+// so a statement cannot widen its own; the stated "tolerance" fields are compared exactly).
+std::map<std::string, double> tolerancesOf(const JsonValue& statement) {
+  std::map<std::string, double> out;
+  const JsonValue* accountants = statement.find("accountants");
+  if (accountants == nullptr || !accountants->isArray()) return out;
+  for (const JsonValue& a : accountants->asArray()) {
+    const JsonValue* id = a.find("id");
+    const JsonValue* tolerance = a.find("tolerance");
+    const JsonValue* relative = tolerance != nullptr ? tolerance->find("relative") : nullptr;
+    if (id != nullptr && id->isString() && relative != nullptr && relative->isNumber()) {
+      out[id->asString()] = relative->asNumber();
+    }
+  }
+  return out;
+}
 
 // An element's name in a path: its "id", "accountant" or "check" when every element has a
 // distinct one (accountants[rdp], checks[sampling]), else its index.
@@ -733,7 +813,7 @@ std::vector<std::string> elementLabels(const JsonValue::Array& a) {
 }
 
 void compareArrays(const JsonValue::Array& stated, const JsonValue::Array& recomputed, const std::string& path,
-                   Comparison& c) {
+                   Comparison& c, double tolerance) {
   const std::vector<std::string> statedLabels = elementLabels(stated);
   const std::vector<std::string> recomputedLabels = elementLabels(recomputed);
   std::map<std::string, const JsonValue*> statedByLabel;
@@ -741,34 +821,49 @@ void compareArrays(const JsonValue::Array& stated, const JsonValue::Array& recom
   for (std::size_t i = 0; i < recomputedLabels.size(); ++i) {
     auto it = statedByLabel.find(recomputedLabels[i]);
     const JsonValue* s = it == statedByLabel.end() ? nullptr : it->second;
-    compareValues(s, &recomputed[i], path + "[" + recomputedLabels[i] + "]", c);
+    compareValues(s, &recomputed[i], path + "[" + recomputedLabels[i] + "]", c, tolerance);
     if (it != statedByLabel.end()) statedByLabel.erase(it);
   }
   for (const std::string& label : statedLabels) {
-    if (statedByLabel.count(label)) compareValues(statedByLabel[label], nullptr, path + "[" + label + "]", c);
+    if (statedByLabel.count(label)) {
+      compareValues(statedByLabel[label], nullptr, path + "[" + label + "]", c, tolerance);
+    }
   }
 }
 
-void compareObjects(const JsonValue& stated, const JsonValue& recomputed, const std::string& path, Comparison& c) {
+void compareObjects(const JsonValue& stated, const JsonValue& recomputed, const std::string& path, Comparison& c,
+                    double tolerance) {
   const std::string prefix = path.empty() ? "" : path + ".";
+  // An accountant's entry carries its own tolerance; the hand-off's ε is the named accountant's.
+  const JsonValue* owner = recomputed.find(path == "handoff" ? "dp_sgd_epsilon_from" : "id");
+  if ((path == "handoff" || path.rfind("accountants[", 0) == 0) && owner != nullptr && owner->isString()) {
+    const auto it = c.toleranceOf.find(owner->asString());
+    if (it != c.toleranceOf.end()) tolerance = it->second;
+  }
   for (const core::JsonMember* m : sortedMembers(recomputed)) {
     // Which build wrote the statement is reported as a note, not a difference.
     if (path.empty() && m->key == "dpexplorer_version") continue;
-    compareValues(stated.find(m->key), &m->value, prefix + m->key, c);
+    compareValues(stated.find(m->key), &m->value, prefix + m->key, c, m->key == "tolerance" ? 0.0 : tolerance);
   }
   for (const core::JsonMember* m : sortedMembers(stated)) {
     if (recomputed.find(m->key) == nullptr) compareValues(&m->value, nullptr, prefix + m->key, c);
   }
 }
 
-void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c) {
+void compareValues(const JsonValue* stated, const JsonValue* recomputed, const std::string& path, Comparison& c,
+                   double tolerance) {
   if (stated != nullptr && recomputed != nullptr) {
-    if (stated->isObject() && recomputed->isObject()) return compareObjects(*stated, *recomputed, path, c);
+    if (stated->isObject() && recomputed->isObject()) return compareObjects(*stated, *recomputed, path, c, tolerance);
     if (stated->isArray() && recomputed->isArray())
-      return compareArrays(stated->asArray(), recomputed->asArray(), path, c);
+      return compareArrays(stated->asArray(), recomputed->asArray(), path, c, tolerance);
   }
   if (sameValue(stated, recomputed)) {
     ++c.matches;
+  } else if (withinTolerance(stated, recomputed, tolerance)) {
+    ++c.matches;
+    c.withinTolerance.push_back(path + ": statement " + render(stated, recomputed) + " recomputed " +
+                                render(recomputed, stated) + " (within the tolerance " +
+                                core::roundTripNumber(tolerance) + " its accountant records)");
   } else if (stated == nullptr) {
     c.differences.push_back(path + ": missing from the statement, recomputed " + render(recomputed));
   } else if (recomputed == nullptr) {
@@ -826,7 +921,8 @@ int commandVerify(const Arguments& args, Io& io) {
   Arguments flags;
   const std::vector<std::string> files = splitFiles(args, flags);
   const std::string summary =
-      "Recompute a privacy statement on this build and compare every field (numbers exactly).\n"
+      "Recompute a privacy statement on this build and compare every field (numbers exactly, or within the\n"
+      "relative tolerance each accountant's entry records: another CPU moves the last bits).\n"
       "Exit 0: every value matches; 1: the differing fields are listed; 2: not a readable statement.";
   if (auto code = parseOrExit(parser, flags, io, summary)) return *code;
   if (files.size() != 1) {
@@ -845,9 +941,16 @@ int commandVerify(const Arguments& args, Io& io) {
   const JsonValue recomputed =
       written && written->isObject() ? std::move(written).value() : JsonValue(JsonValue::Object{});
   Comparison c;
+  c.toleranceOf = tolerancesOf(recomputed);
   compareValues(&in->statement, &recomputed, "", c);
+  for (const std::string& d : c.withinTolerance) io.out << "≈ " << d << "\n";
   if (c.differences.empty()) {
-    io.out << "verified: " << c.matches << " values match\n";
+    io.out << "verified: " << c.matches << " values match";
+    if (!c.withinTolerance.empty()) {
+      io.out << " (" << c.withinTolerance.size()
+             << " of them in their last bits, within their accountant's recorded tolerance)";
+    }
+    io.out << "\n";
     return kExitOk;
   }
   for (const std::string& d : c.differences) io.out << d << "\n";

@@ -103,6 +103,14 @@ struct AccountantInfo {
   // The noise multiplier knob σ sets this analysis' noise (false for `sgmcmc`, whose noise is
   // set by the step size): calibrating σ only makes sense when true.
   bool noiseSetBySigma = true;
+  // The relative difference within which this accountant's numbers, recomputed on another CPU
+  // (other vector math, FFT plans, fused multiply-adds), agree with this one's: a privacy
+  // statement records it and `dpx verify` compares with it. Closed forms, series and root
+  // searches (which stop at 1e−12–1e−13 relative, and a last-bit change of f can move where they
+  // stop): 1e−10. Numerical compositions (grids of 10⁵–10⁶ points discretised with vector math,
+  // composed by FFT): 1e−7 — the portable paths (numerics/code_paths.h) move pld's ε by 4e−10
+  // and its lower end by 1.4e−9 — still four orders under the PLD bracket's own width.
+  double crossMachineTolerance = 1e-10;
 };
 
 // Settings of the exact (PLD) accountant; ignored by the analytic ones.

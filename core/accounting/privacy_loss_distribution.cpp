@@ -1489,7 +1489,7 @@ SparseHalfSpectrum liveFrequencies(const std::complex<double>* z, std::size_t n,
 constexpr std::size_t kBandMinimumRatio = 8;
 constexpr std::size_t kBandMinimumRatioAgainstFftw = 32;
 std::size_t bandMinimumRatio(std::size_t n) {
-  return n >= numerics::kFftwMinimumSize ? kBandMinimumRatioAgainstFftw : kBandMinimumRatio;
+  return numerics::usesFftw(n) ? kBandMinimumRatioAgainstFftw : kBandMinimumRatio;
 }
 // Candidate frequencies closer than this are computed in one band (a chirp-z costs three
 // transforms: a few extra frequencies cost less).
@@ -1934,7 +1934,7 @@ class EarlyPlanner {
     }
     if (m_left.fetch_sub(1) != 1) return;
     const std::size_t n = numerics::realFftSize(m_points.load());
-    if (n < numerics::kFftwMinimumSize) return;
+    if (!numerics::usesFftw(n)) return;
     m_thread = std::jthread([n] { numerics::prepareRealTransform(n, n <= kParallelJobsMaximumSize ? 1 : 2); });
   }
   // A lane has discretised its jobs; the first of the two makes kissfft's plan if the
@@ -1942,7 +1942,7 @@ class EarlyPlanner {
   [[gnu::noinline]] void laneDone() {
     if (m_lanesDone.fetch_add(1) != 0 || m_left.load() != 0 || m_points.load() == 0) return;
     const std::size_t n = numerics::realFftSize(m_points.load());
-    if (n < numerics::kFftwMinimumSize) numerics::prepareRealTransform(n, 1);
+    if (!numerics::usesFftw(n)) numerics::prepareRealTransform(n, 1);
   }
   [[gnu::noinline]] void join() {
     if (m_thread.joinable()) m_thread.join();

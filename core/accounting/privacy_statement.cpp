@@ -269,6 +269,8 @@ void writeVerdict(JsonWriter& json, const AccountantVerdict& v, const Params& p)
   json.field("citation", a.citation());
   json.field("bound", boundKindName(a.boundKind()));
   json.field("applicable", v.applicable());
+  // Where another machine's recomputation of the numbers below may differ (accountant.h).
+  json.key("tolerance").beginObject().field("relative", a.info().crossMachineTolerance).endObject();
   json.key("violations").beginArray();
   for (const Violation& x : v.violations) {
     json.beginObject().field("assumption", x.assumption).field("reason", x.reason).endObject();

@@ -10,8 +10,11 @@
 // words. Last, the run as configuration for Opacus and JAX-Privacy (handoff_snippets.h).
 //
 // Numbers are written as the shortest decimal that reads back to the same double, so `dpx verify`
-// can rebuild the run from the document, recompute it on the same build and compare every field
-// exactly. Nothing in the document depends on the time or the machine.
+// can rebuild the run from the document, recompute it and compare every field: exactly on the
+// machine that wrote it, and on another within the relative tolerance each accountant's entry
+// records (its numbers, and the hand-off's ε taken from it), since vector math, FFT plans and
+// fused multiply-adds move the last bits from one CPU to another. Nothing else in the document
+// depends on the time or the machine.
 #pragma once
 
 #include <optional>

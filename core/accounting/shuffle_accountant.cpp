@@ -456,6 +456,7 @@ ShuffleAccountant::ShuffleAccountant()
           .nativeKeys = {"steps_per_epoch", "epochs"},
           .color = 0xd62728,
           .isAnalytic = false,
+          .crossMachineTolerance = 1e-7,
       }) {}
 
 Result<std::shared_ptr<const ShuffleLowerBound>> ShuffleAccountant::bound(const Params& params,

@@ -12,6 +12,12 @@
 
 namespace dpx::core {
 
+JsonValue::JsonValue() = default;
+JsonValue::JsonValue(bool flag) : m_data(flag) {}
+JsonValue::JsonValue(std::string text) : m_data(std::move(text)) {}
+JsonValue::JsonValue(const char* text) : m_data(std::string(text)) {}
+JsonValue::JsonValue(Array elements) : m_data(std::move(elements)) {}
+JsonValue::JsonValue(Object members) : m_data(std::move(members)) {}
 JsonValue::JsonValue(double number, std::string text)
     : m_data(Number{number, text.empty() ? roundTripNumber(number) : std::move(text)}) {}
 

@@ -24,14 +24,16 @@ class JsonValue {
   using Array = std::vector<JsonValue>;
   using Object = std::vector<JsonMember>;
 
-  JsonValue() = default;  // null
-  explicit JsonValue(bool flag) : m_data(flag) {}
+  // Defined where JsonMember is complete: clang instantiates the variant's members at an inline
+  // definition, and a vector of an incomplete type cannot be.
+  JsonValue();  // null
+  explicit JsonValue(bool flag);
   // `text`: the number as the document wrote it; empty: the shortest text that reads back to it.
   explicit JsonValue(double number, std::string text = {});
-  explicit JsonValue(std::string text) : m_data(std::move(text)) {}
-  explicit JsonValue(const char* text) : m_data(std::string(text)) {}
-  explicit JsonValue(Array elements) : m_data(std::move(elements)) {}
-  explicit JsonValue(Object members) : m_data(std::move(members)) {}
+  explicit JsonValue(std::string text);
+  explicit JsonValue(const char* text);
+  explicit JsonValue(Array elements);
+  explicit JsonValue(Object members);
 
   Type type() const { return static_cast<Type>(m_data.index()); }
   bool isNull() const { return type() == Type::kNull; }

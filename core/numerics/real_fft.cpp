@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "numerics/code_paths.h"
 #include "numerics/vector_math.h"
 
 namespace dpx::core::numerics {
@@ -281,9 +282,9 @@ std::size_t fftwSize(std::size_t minimum) {
   return p;
 }
 
-std::size_t realFftSize(std::size_t points) {
-  return points >= kFftwMinimumSize ? fftwSize(points) : kissFftSize(points);
-}
+bool usesFftw(std::size_t n) { return n >= kFftwMinimumSize && !portableNumerics(); }
+
+std::size_t realFftSize(std::size_t points) { return usesFftw(points) ? fftwSize(points) : kissFftSize(points); }
 
 void complexForward(const std::complex<double>* in, std::complex<double>* out, std::size_t n) {
   // Its own object per thread: kissfft keys its plans by size alone, real or complex.
@@ -300,7 +301,7 @@ ComplexBuffer complexBuffer(std::size_t n) {
 }
 
 RealTransform::RealTransform(std::size_t n, int threads) : m_n(n), m_threads(threads) {
-  if (n >= kFftwMinimumSize) {
+  if (usesFftw(n)) {
     m_fftw = fftwPlans(n, threads);
   } else {
     m_kiss = kissPlans(n);
@@ -333,7 +334,7 @@ void RealTransform::inverse(std::complex<double>* in, double* out) const {
 }
 
 void prepareRealTransform(std::size_t n, int threads) {
-  if (n >= kFftwMinimumSize) {
+  if (usesFftw(n)) {
     fftwPlans(n, threads);
   } else {
     kissPlans(n);

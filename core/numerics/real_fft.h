@@ -14,6 +14,9 @@ namespace dpx::core::numerics {
 
 // Below this size the transforms are kissfft's.
 constexpr std::size_t kFftwMinimumSize = std::size_t{1} << 17;
+// Whether a transform of size n is FFTW's: from kFftwMinimumSize on, unless the portable paths are
+// selected (code_paths.h), which are kissfft's at every size.
+bool usesFftw(std::size_t n);
 
 // The transform size used for `points` ≥ 1 points: the smallest size ≥ points of the form the
 // chosen library handles fastest (kissfft: 2^a 3^b 5^c, a multiple of 4; FFTW: 2^a, 3·2^a or

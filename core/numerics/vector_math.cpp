@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <limits>
 
+#include "numerics/code_paths.h"
+
 #if defined(__x86_64__) && defined(__AVX2__)
 #include <immintrin.h>
 #define DPX_LIBMVEC_WIDTH 4
@@ -75,7 +77,15 @@ void applyInPlace(std::span<double> values) {
   std::copy(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(n - i), data + i);
 }
 
-#define DPX_APPLY(name, values) applyInPlace<DPX_VECTOR_FUNCTION(name)>(values)
+// The portable paths (code_paths.h) take <cmath>'s scalar functions.
+#define DPX_APPLY(name, values)                        \
+  do {                                                 \
+    if (portableNumerics()) {                          \
+      for (double& v_ : values) v_ = std::name(v_);    \
+    } else {                                           \
+      applyInPlace<DPX_VECTOR_FUNCTION(name)>(values); \
+    }                                                  \
+  } while (false)
 #else
 #define DPX_APPLY(name, values)                   \
   do {                                            \
@@ -136,13 +146,14 @@ void normalCdfInPlace(std::span<double> values) {
 namespace {
 // f at a and b in one call of its SSE variant, or two scalar calls without libmvec.
 #ifdef DPX_LIBMVEC_PAIRS
-template <__m128d (*pair)(__m128d)>
+template <__m128d (*pair)(__m128d), double (*scalar)(double)>
 std::array<double, 2> ofTwo(double a, double b) {
   std::array<double, 2> out;
+  if (portableNumerics()) return {scalar(a), scalar(b)};
   _mm_storeu_pd(out.data(), pair(_mm_set_pd(b, a)));
   return out;
 }
-#define DPX_OF_TWO(name, a, b) ofTwo<_ZGVbN2v_##name>(a, b)
+#define DPX_OF_TWO(name, a, b) ofTwo<_ZGVbN2v_##name, static_cast<double (*)(double)>(std::name)>(a, b)
 #else
 #define DPX_OF_TWO(name, a, b) \
   std::array<double, 2> { std::name(a), std::name(b) }

@@ -39,6 +39,16 @@ struct ImageShape {
   bool operator==(const ImageShape&) const = default;
 };
 
+// Rows that are feature maps, channel-major (channel, row, column): ScatterNet's 81 × 7 × 7.
+// (Outside Dataset: clang cannot default-construct a nested struct with member initialisers
+// inside its enclosing class, which std::optional asks for there.)
+struct FeatureMapShape {
+  int channels = 0;
+  int height = 0;
+  int width = 0;
+  bool operator==(const FeatureMapShape&) const = default;
+};
+
 struct Dataset {
   std::string name;
   FeatureMatrix features;            // n × d
@@ -46,13 +56,7 @@ struct Dataset {
   int numClasses = 0;
   std::vector<std::string> classNames;  // numClasses names ("0", "1", … when the source has none)
   std::optional<ImageShape> image;      // set by the loaders of image sources
-  // Rows that are feature maps, channel-major (channel, row, column): ScatterNet's 81 × 7 × 7.
-  struct FeatureMapShape {
-    int channels = 0;
-    int height = 0;
-    int width = 0;
-    bool operator==(const FeatureMapShape&) const = default;
-  };
+  using FeatureMapShape = training::FeatureMapShape;
   std::optional<FeatureMapShape> featureMap;
   // ‖x‖ ≤ rowNormBound for every row, whatever the data, because the preprocessing guarantees it
   // (1 after unit-norm or clip-norm scaling, √(channels·h·w) after a GroupNorm); unset when only

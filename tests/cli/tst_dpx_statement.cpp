@@ -127,7 +127,8 @@ class TestDpxStatement : public QObject {
       QJsonObject a = accountants.at(i).toObject();
       if (a.value(QStringLiteral("status")).toString() != QLatin1String("computed")) continue;
       id = a.value(QStringLiteral("id")).toString();
-      a.insert(QStringLiteral("epsilon"), std::nextafter(a.value(QStringLiteral("epsilon")).toDouble(), 1e300));
+      // A millionth: far beyond the last bits another CPU moves (every tolerance is ≤ 1e−7).
+      a.insert(QStringLiteral("epsilon"), a.value(QStringLiteral("epsilon")).toDouble() * (1.0 + 1e-6));
       accountants.replace(i, a);
     }
     QVERIFY(!id.isEmpty());
@@ -138,6 +139,50 @@ class TestDpxStatement : public QObject {
     QVERIFY2(r.code == 1, qPrintable(describe(r)));
     QVERIFY2(r.out.contains(QStringLiteral("accountants[%1].epsilon: statement ").arg(id)), qPrintable(r.out));
     QVERIFY(r.out.contains(QStringLiteral("1 value differs")));
+  }
+
+  // One ulp is what another CPU's arithmetic moves: accepted, and shown as such.
+  void lastBitsMatchWithinTheRecordedTolerance() {
+    QJsonObject o = readJson(m_default);
+    QJsonArray accountants = o.value(QStringLiteral("accountants")).toArray();
+    QString id;
+    for (qsizetype i = 0; i < accountants.size() && id.isEmpty(); ++i) {
+      QJsonObject a = accountants.at(i).toObject();
+      if (a.value(QStringLiteral("status")).toString() != QLatin1String("computed")) continue;
+      id = a.value(QStringLiteral("id")).toString();
+      QVERIFY(a.value(QStringLiteral("tolerance")).toObject().value(QStringLiteral("relative")).toDouble() > 0.0);
+      a.insert(QStringLiteral("epsilon"), std::nextafter(a.value(QStringLiteral("epsilon")).toDouble(), 1e300));
+      accountants.replace(i, a);
+    }
+    QVERIFY(!id.isEmpty());
+    o.insert(QStringLiteral("accountants"), accountants);
+    const QString file = path(QStringLiteral("last-bit.json"));
+    QVERIFY(writeJson(file, o));
+    const CliRun r = runDpx({QStringLiteral("verify"), file});
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.contains(QStringLiteral("≈ accountants[%1].epsilon: statement ").arg(id)), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("(1 of them in their last bits")), qPrintable(r.out));
+  }
+
+  // A statement cannot widen its own tolerance: the recorded one is compared exactly, and the
+  // comparison uses this build's.
+  void widenedToleranceIsNamed() {
+    QJsonObject o = readJson(m_default);
+    QJsonArray accountants = o.value(QStringLiteral("accountants")).toArray();
+    QJsonObject a = accountants.at(0).toObject();
+    const QString id = a.value(QStringLiteral("id")).toString();
+    a.insert(QStringLiteral("tolerance"), QJsonObject{{QStringLiteral("relative"), 0.5}});
+    if (a.value(QStringLiteral("status")).toString() == QLatin1String("computed")) {
+      a.insert(QStringLiteral("epsilon"), a.value(QStringLiteral("epsilon")).toDouble() * 1.25);
+    }
+    accountants.replace(0, a);
+    o.insert(QStringLiteral("accountants"), accountants);
+    const QString file = path(QStringLiteral("wide.json"));
+    QVERIFY(writeJson(file, o));
+    const CliRun r = runDpx({QStringLiteral("verify"), file});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.out.contains(QStringLiteral("accountants[%1].tolerance.relative: statement 0.5").arg(id)),
+             qPrintable(r.out));
   }
 
   void tamperedTextAndMissingAccountantAreNamed() {
@@ -307,6 +352,42 @@ class TestDpxStatement : public QObject {
                a->id().data());
     }
     QVERIFY(r.out.contains(QStringLiteral("not applicable")));
+  }
+
+  // Written on one code path, verified on the other (DPX_PORTABLE_NUMERICS: scalar math and
+  // kissfft instead of libmvec and FFTW), both ways: the exact accountant's numbers move in their
+  // last bits, within the tolerance its entry records, and the statement verifies.
+  void statementVerifiesOnTheOtherCodePath_data() {
+    QTest::addColumn<bool>("writtenPortable");
+    QTest::newRow("fast → portable") << false;
+    QTest::newRow("portable → fast") << true;
+  }
+  void statementVerifiesOnTheOtherCodePath() {
+    QFETCH(bool, writtenPortable);
+    const QString file = path(QStringLiteral("paths-%1.json").arg(writtenPortable));
+    auto environment = [](bool portable) {
+      QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+      e.remove(QStringLiteral("DPX_PORTABLE_NUMERICS"));
+      if (portable) e.insert(QStringLiteral("DPX_PORTABLE_NUMERICS"), QStringLiteral("1"));
+      return e;
+    };
+    QProcess write;
+    write.setProcessEnvironment(environment(writtenPortable));
+    write.start(
+        QStringLiteral(DPX_DPX_BINARY),
+        {QStringLiteral("statement"), QStringLiteral("--json"), QStringLiteral("--epochs"), QStringLiteral("15"),
+         QStringLiteral("--sigma"), QStringLiteral("1.3"), QStringLiteral("--output"), file});
+    QVERIFY(write.waitForFinished(60000));
+    QCOMPARE(write.exitCode(), 0);
+    QProcess verify;
+    verify.setProcessEnvironment(environment(!writtenPortable));
+    verify.start(QStringLiteral(DPX_DPX_BINARY), {QStringLiteral("verify"), file});
+    QVERIFY(verify.waitForFinished(60000));
+    const QString out = QString::fromUtf8(verify.readAllStandardOutput());
+    QVERIFY2(verify.exitCode() == 0, qPrintable(out));
+    // The paths do differ: otherwise this test would prove nothing.
+    QVERIFY2(out.contains(QStringLiteral("≈ accountants[pld].epsilon: ")), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("in their last bits")), qPrintable(out));
   }
 
   // The real binary, in two processes: what one writes the other recomputes bit for bit.
