@@ -107,9 +107,10 @@ struct AccountantInfo {
   // (other vector math, FFT plans, fused multiply-adds), agree with this one's: a privacy
   // statement records it and `dpx verify` compares with it. Closed forms, series and root
   // searches (which stop at 1e−12–1e−13 relative, and a last-bit change of f can move where they
-  // stop): 1e−10. Numerical compositions (grids of 10⁵–10⁶ points discretised with vector math,
-  // composed by FFT): 1e−7 — the portable paths (numerics/code_paths.h) move pld's ε by 4e−10
-  // and its lower end by 1.4e−9 — still four orders under the PLD bracket's own width.
+  // stop): 1e−10. The exact composition (grids of 10⁵–10⁶ points discretised with vector math,
+  // composed by FFT): 1e−6 — the portable paths (numerics/code_paths.h) move pld's ε by 4e−10
+  // at K = 10³, and FFTW's estimated against its measured plans by 6.5e−8 at K = 10⁶, Δ = 1e−4
+  // (whose bracket is 6.7e−5 wide). The shuffle bound's numerical integration: 1e−7.
   double crossMachineTolerance = 1e-10;
 };
 

@@ -178,7 +178,7 @@ PldAccountant::PldAccountant()
           .nativeKeys = {"epsilon_upper", "epsilon_lower", "discretisation"},
           .color = 0x202020,
           .isAnalytic = false,
-          .crossMachineTolerance = 1e-7,
+          .crossMachineTolerance = 1e-6,
       }) {}
 
 Result<std::vector<NativeValue>> PldAccountant::native(const Params& params) const {
