@@ -1,13 +1,9 @@
 // dpx: the headless command line of DP Explorer (see app/cli/cli.h).
 #include <malloc.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <string>
 
 #include "cli.h"
 
@@ -19,34 +15,8 @@
 #endif
 #endif
 
-#ifdef DPX_TRAINING_EXECUTABLE
-namespace {
-
-// This dpx is a static executable whose loops run on plain threads (core/common/parallel.h says
-// why). A command that trains hands the process to the build of dpx beside it that runs them on
-// oneTBB, with the same arguments; only a failure to start it returns.
-int runInTrainingExecutable(char** argv) {
-  std::string self(4096, '\0');
-  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
-  std::string path = DPX_TRAINING_EXECUTABLE;
-  if (length > 0) {
-    self.resize(static_cast<std::size_t>(length));
-    path = self.substr(0, self.rfind('/') + 1) + DPX_TRAINING_EXECUTABLE;
-  }
-  ::execv(path.c_str(), argv);
-  std::cerr << "dpx " << argv[1] << ": the commands that train run in " << path
-            << " (dpx built with oneTBB), which could not be started: " << std::strerror(errno) << "\n";
-  return dpx::cli::kExitFailure;
-}
-
-}  // namespace
-#endif
-
 int main(int argc, char** argv) {
   const dpx::cli::Arguments arguments(argv, argv + argc);
-#ifdef DPX_TRAINING_EXECUTABLE
-  if (dpx::cli::commandTrains(arguments)) return runInTrainingExecutable(argv);
-#endif
   // dpx lives for one computation. Memory it frees is kept for its next allocations instead of
   // going back to the kernel, which would zero every page again when it is touched: an exact
   // composition spent a third of its time in such page faults.

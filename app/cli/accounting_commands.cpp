@@ -21,7 +21,6 @@
 #include "commands.h"
 #include "common/format.h"
 #include "common/parallel.h"
-#include "common/worker_placement.h"
 #include "io/json_writer.h"
 
 namespace dpx::cli {
@@ -140,15 +139,8 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
 
 int commandEpsilon(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{
-      "ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {}, WorkerStart::kLeftToCommand};
+  const AccountingCommand command{"ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {}};
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
-  // The exact composition alone runs on two plain lanes: no oneTBB to start (1–1.5 ms).
-  if (inv.accountants.size() != 1 || inv.accountants.front()->id() != "pld") {
-    core::placeParallelWorkers();
-  } else {
-    core::prepareTwoLanes();
-  }
   JsonWriter writer;
   if (inv.all() && inv.json) writer.beginArray();
   int failures = 0;

@@ -80,7 +80,7 @@ std::optional<int> parseAccountingFlags(const Arguments& args, Io& io, const Acc
     addAccountantOptions(inv.parser, command.accountants);
     addOptions(inv.parser, command.options);
   }
-  if (auto code = parseOrExit(inv.parser, args, io, command.summary, command.workers)) return code;
+  if (auto code = parseOrExit(inv.parser, args, io, command.summary)) return code;
   inv.json = inv.parser.isSet("json");
   return std::nullopt;
 }

@@ -25,7 +25,6 @@ struct AccountingCommand {
   std::string summary;  // the description line of --help
   AccountantChoice accountants = AccountantChoice::kOne;
   std::vector<OptionSpec> options;  // the command's own flags, in --help order
-  WorkerStart workers = WorkerStart::kNow;
 };
 
 // One accounting command line: the parser (which also holds the command's own flags) and the

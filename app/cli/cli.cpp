@@ -13,7 +13,6 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   int (*run)(const Arguments&, Io&);
-  enum class Trains { never, always, withData } trains = Trains::never;
 };
 
 constexpr std::array<Command, 15> kCommands{{
@@ -24,19 +23,15 @@ constexpr std::array<Command, 15> kCommands{{
     {"tradeoff", "trade-off curve (type II vs type I error): G_μ or an accountant's", commandTradeoff},
     {"calibrate", "σ with ε(σ) ≤ a target ε, or attack TPR/advantage ≤ a target (conservative)", commandCalibrate},
     {"stepsize", "step-size bounds of private SGLD and smoothness limits", commandStepsize},
-    {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain,
-     Command::Trains::always},
-    {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit,
-     Command::Trains::always},
+    {"train", "train a model with a DP mechanism and report accuracy and ε spent", commandTrain},
+    {"audit", "membership-inference audit of a trained model: empirical ε lower bound", commandAudit},
     {"frontier", "privacy–utility frontier: accuracy against ε (or epochs), calibrated runs over seeds",
-     commandFrontier, Command::Trains::always},
-    {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility,
-     Command::Trains::withData},
+     commandFrontier},
+    {"utility", "utility bounds: DP-SGLD excess risk, SGLD posterior-average MSE", commandUtility},
     {"check", "configuration mismatches that break a reported ε (exit 1 on an error)", commandCheck},
     {"statement", "the run's privacy statement: every accountant's verdict, re-checkable JSON", commandStatement},
     {"verify", "recompute a privacy statement and compare every field (exit 1 naming differences)", commandVerify},
-    {"reproduce", "run a published experiment: its accuracy beside the measured one over seeds", commandReproduce,
-     Command::Trains::always},
+    {"reproduce", "run a published experiment: its accuracy beside the measured one over seeds", commandReproduce},
 }};
 
 void printUsage(std::ostream& out) {
@@ -55,20 +50,6 @@ void printUsage(std::ostream& out) {
 }
 
 }  // namespace
-
-bool commandTrains(const Arguments& arguments) {
-  if (arguments.size() < 2) return false;
-  for (const Command& c : kCommands) {
-    if (c.name != arguments[1]) continue;
-    if (c.trains != Command::Trains::withData) return c.trains == Command::Trains::always;
-    // utility fits the data's optimum only with --data (in any of the parser's spellings)
-    return std::any_of(arguments.begin() + 2, arguments.end(), [](const std::string& a) {
-      const std::string_view name = std::string_view(a).substr(0, a.find('='));
-      return name == "--data" || name == "-data";
-    });
-  }
-  return false;
-}
 
 int run(const Arguments& arguments, std::ostream& out, std::ostream& err) {
   if (arguments.size() < 2) {

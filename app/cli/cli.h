@@ -17,8 +17,4 @@ inline constexpr int kExitUsage = 2;
 // arguments[0] is the program name (argv[0]).
 int run(const Arguments& arguments, std::ostream& out, std::ostream& err);
 
-// Whether the command line (arguments[1] the command) trains models: train, audit, frontier,
-// reproduce, and utility with --data. Their process must run its loops on oneTBB (app/dpx_main.cpp).
-bool commandTrains(const Arguments& arguments);
-
 }  // namespace dpx::cli

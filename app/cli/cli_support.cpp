@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "common/format.h"
 #include "common/utf8.h"
-#include "common/worker_placement.h"
 
 namespace dpx::cli {
 
@@ -143,8 +142,7 @@ std::string parseMistakeText(const CommandLine& parser, const Io& io) {
 
 }  // namespace
 
-std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary,
-                               WorkerStart workers) {
+std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary) {
   parser.setDescription(summary);
   parser.addOption("h", "show this help", {}, {"help"});
   if (!parser.parse(args)) {
@@ -160,9 +158,6 @@ std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& i
            << "' (options start with --)\n";
     return kExitUsage;
   }
-  // The command will compute, for milliseconds: oneTBB's worker must be on another core when it
-  // starts, not one scheduler tick later (--help and a mistyped flag pay nothing for it).
-  if (workers == WorkerStart::kNow) core::placeParallelWorkers();
   return std::nullopt;
 }
 

@@ -31,16 +31,9 @@ core::Result<double> parseNumber(std::string_view flag, std::string_view text);
 // The knob flags (--n, --sigma, …, --epochs, --schedule, --sampling, --neighbouring, --averaged).
 void addKnobOptions(CommandLine& parser);
 
-// Whether parseOrExit starts oneTBB's worker on another core (core::placeParallelWorkers) once
-// the command line is good. A command that runs oneTBB loops does, at once; one that may need
-// none (the exact composition alone runs on two plain lanes, core::twoLanes) decides itself
-// once it knows what it computes, and then never starts oneTBB.
-enum class WorkerStart { kNow, kLeftToCommand };
-
 // Adds --help and parses args; on --help prints the help and returns 0; on failure prints one
 // line and returns 2; otherwise returns std::nullopt and the caller goes on.
-std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary,
-                               WorkerStart workers = WorkerStart::kNow);
+std::optional<int> parseOrExit(CommandLine& parser, const Arguments& args, Io& io, const std::string& summary);
 
 // Knob flags → Params (defaults of Params for the flags not given), validated. For training,
 // n and K come from the data and --epochs, so they are neither read nor cross-checked.

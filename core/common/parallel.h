@@ -2,17 +2,11 @@
 // The parallel loop and the arena every parallel part of the product runs on, and the runtime
 // behind them, chosen when an executable is linked (core/CMakeLists.txt):
 //
-// - oneTBB (common/parallel_onetbb.cpp): the explorer, the tests, the benchmarks, and dpx-onetbb,
-//   the build of dpx that runs the commands that train.
+// - oneTBB (common/parallel_onetbb.cpp): the explorer, dpx, the tests and the benchmarks.
 // - Plain threads (common/parallel_plain_threads.cpp): threads created for a loop and joined at
-//   its end, taking pieces from a shared counter. Two executables link it:
-//   - dpx itself, a static executable. A dpx process lives a few milliseconds, and loading
-//     oneTBB, libstdc++ and libm and resolving their symbols took 2.1 of the 2.9 ms its start
-//     cost on the 2-core VM it was measured on (and 3 of the 7 ms of an exact bracket at
-//     K = 10³). Its accounting loops are few and coarse. The commands that train (train, audit,
-//     frontier, utility) hand their whole process to dpx-onetbb (app/dpx_main.cpp), so every
-//     trainer runs on oneTBB.
-//   - A ThreadSanitizer build. Debian's libtbb is not built with -fsanitize=thread, so TSan
+//   its end, taking pieces from a shared counter, in a ThreadSanitizer build (and in
+//   tst_parallel_plain_threads, which tests this runtime in an ordinary build). Debian's libtbb is not built with
+//   -fsanitize=thread, so TSan
 //     cannot see how oneTBB hands a task from one thread to another (its deques, its
 //     allocator's recycled memory, the partitioner's nodes on the caller's stack). Under it,
 //     every loop reports hundreds of races inside oneTBB's own bookkeeping, and a real race in
@@ -45,11 +39,6 @@ enum class ParallelRuntime { oneTbb, plainThreads };
 ParallelRuntime parallelRuntime();
 
 namespace detail {
-// Whether this process has entered oneTBB through these wrappers (see twoLanes).
-inline std::atomic<bool> oneTbbEntered{false};
-// Set on the two threads of a plain twoLanes split: both cores are busy, so a loop inside runs
-// as one piece on its lane's thread (and never starts oneTBB).
-inline thread_local bool inPlainLane = false;
 
 // A callable borrowed for one call's duration, without a copy or an allocation.
 template <typename Signature>
@@ -92,10 +81,6 @@ inline int effectiveThreads(int threads) {
 template <typename Index, typename Body>
 void parallelFor(Index first, Index last, const Body& body,
                  detail::Partition partition = detail::Partition::automatic) {
-  if (detail::inPlainLane) {
-    for (Index i = first; i < last; ++i) body(i);
-    return;
-  }
   if (!(first < last)) return;
   auto piece = [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) body(static_cast<Index>(first + static_cast<Index>(k)));
@@ -111,10 +96,6 @@ void parallelFor(Index first, Index last, const Body& body, const tbb::simple_pa
 // grain size; the plain threads cut pieces of at least the grain size (the last may be smaller).
 template <typename Value, typename Body>
 void parallelFor(const tbb::blocked_range<Value>& range, const Body& body) {
-  if (detail::inPlainLane) {
-    if (!range.empty()) body(range);
-    return;
-  }
   if (range.empty()) return;
   auto piece = [&](std::size_t begin, std::size_t end) {
     body(tbb::blocked_range<Value>(range.begin() + static_cast<Value>(begin), range.begin() + static_cast<Value>(end),
@@ -139,20 +120,12 @@ auto inArena(int threads, F&& f) -> decltype(f()) {
   }
 }
 
-// first() and second() side by side, for two pieces of work that take about as long. In a
-// process that has not entered oneTBB yet (a dpx command), on the calling thread and a plain
-// thread on another core, kept for the process's later splits (a split made while another holds
-// it starts a thread of its own): oneTBB's start — loading its allocator, searching for its
-// resource manager, starting and placing its workers — took 1.2–1.5 ms on the 2-core VM it was
-// measured on, longer than the two lanes of an exact composition at K = 10³. Loops inside the
-// lanes then run as one piece on their lane's thread. Once the process has entered oneTBB (the
-// explorer, whose workers are up), as a two-piece parallelFor. An exception from either piece
-// is rethrown here once both have ended.
-void twoLanes(const std::function<void()>& first, const std::function<void()>& second);
-
-// Starts twoLanes' plain second thread ahead of the first split (a command that will compose
-// calls it once it has parsed its arguments), so that the thread is up and waiting when the
-// split comes. Nothing once the process has entered oneTBB.
-void prepareTwoLanes();
+// first() and second() side by side, for two pieces of work that take about as long (the two
+// directions of an exact composition). An exception from either is rethrown here; oneTBB does
+// not start the other if it has not started yet.
+inline void twoLanes(const std::function<void()>& first, const std::function<void()>& second) {
+  parallelFor(
+      0, 2, [&](int lane) { lane == 0 ? first() : second(); }, detail::Partition::simple);
+}
 
 }  // namespace dpx::core

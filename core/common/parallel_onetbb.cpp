@@ -14,7 +14,6 @@ namespace detail {
 
 void runPieces(std::size_t size, std::size_t grain, Partition partition,
                FunctionRef<void(std::size_t, std::size_t)> piece) {
-  oneTbbEntered.store(true, std::memory_order_relaxed);
   const tbb::blocked_range<std::size_t> range(0, size, grain);
   auto body = [&](const tbb::blocked_range<std::size_t>& r) { piece(r.begin(), r.end()); };
   if (partition == Partition::simple) {
@@ -25,7 +24,6 @@ void runPieces(std::size_t size, std::size_t grain, Partition partition,
 }
 
 void runInArena(int threads, FunctionRef<void()> work) {
-  oneTbbEntered.store(true, std::memory_order_relaxed);
   tbb::task_arena arena(threads);
   arena.execute([&] { work(); });
 }

@@ -400,8 +400,7 @@ class TestDpxCli : public QObject {
     QVERIFY(p.readAllStandardOutput().contains("calibrate"));
   }
 
-  // The binary trains (in a static dpx: by handing the process to dpx-onetbb beside it) exactly
-  // as the commands do in this oneTBB process, for one seed and thread count.
+  // The binary trains exactly as the commands do in this process, for one seed and thread count.
   void realBinaryTrainsAsInProcess() {
     const QStringList args =
         split(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --epochs 2 --seed 7 "
@@ -426,53 +425,6 @@ class TestDpxCli : public QObject {
     QVERIFY(binary.value(QStringLiteral("test_accuracy")).toDouble() > 0.5);
     QCOMPARE(binary, withoutTimes(here.out.toUtf8()));
     QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char(' '))));
-  }
-
-  // The command lines a static dpx hands to dpx-onetbb: those that train models.
-  void commandsThatTrain() {
-    auto trains = [](const char* line) {
-      dpx::cli::Arguments arguments{"dpx"};
-      for (const QString& word : split(QString::fromUtf8(line))) arguments.push_back(word.toStdString());
-      return dpx::cli::commandTrains(arguments);
-    };
-    QVERIFY(trains("train --data builtin:digits"));
-    QVERIFY(trains("audit"));
-    QVERIFY(trains("frontier --help"));
-    QVERIFY(trains("reproduce fmnist-logistic-baseline"));
-    QVERIFY(trains("utility --mechanism dp-sgld --data builtin:digits"));
-    QVERIFY(trains("utility --data=builtin:digits"));
-    QVERIFY(trains("utility -data builtin:digits"));
-    QVERIFY(!trains("utility --mechanism dp-sgld --d 100"));
-    QVERIFY(!trains("utility --database x"));
-    QVERIFY(!trains("epsilon --accountant pld --data builtin:digits"));
-    QVERIFY(!trains("statement"));
-    QVERIFY(!trains("trains"));
-    QVERIFY(!trains(""));
-  }
-
-  // A static dpx without dpx-onetbb beside it still computes, and a command that trains fails with
-  // one line naming what is missing.
-  void staticBinaryWithoutItsTrainer() {
-#ifndef DPX_STATIC_DPX_BUILD
-    QSKIP("dpx is a dynamic executable in this build");
-#else
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString lone = dir.filePath(QStringLiteral("dpx"));
-    QVERIFY(QFile::copy(QStringLiteral(DPX_DPX_BINARY), lone));
-    QProcess p;
-    p.start(lone, split(QStringLiteral("epsilon --accountant pld --sigma 1 --K 1000 --json")));
-    QVERIFY(p.waitForFinished(30000));
-    QCOMPARE(p.exitCode(), 0);
-    QVERIFY(QJsonDocument::fromJson(p.readAllStandardOutput()).isObject());
-    p.start(lone, split(QStringLiteral("train --data builtin:digits --epochs 1")));
-    QVERIFY(p.waitForFinished(30000));
-    QCOMPARE(p.exitCode(), 1);
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    QCOMPARE(err.count(QLatin1Char('\n')), 1);
-    QVERIFY2(err.contains(dir.filePath(QStringLiteral("dpx-onetbb"))), qPrintable(err));
-    QVERIFY(p.readAllStandardOutput().isEmpty());
-#endif
   }
 };
 
