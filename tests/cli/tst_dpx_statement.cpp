@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -119,7 +120,9 @@ class TestDpxStatement : public QObject {
     qInfo("%s: %lld ms", qPrintable(QFileInfo(preset).fileName()), static_cast<long long>(timer.elapsed()));
   }
 
-  void tamperedNumberIsNamed() {
+  // The default statement with the first computed accountant's ε replaced by change(ε), written to
+  // `name`; the accountant's id, or empty when none was computed.
+  QString withChangedEpsilon(const QString& name, const std::function<double(double)>& change) {
     QJsonObject o = readJson(m_default);
     QJsonArray accountants = o.value(QStringLiteral("accountants")).toArray();
     QString id;
@@ -127,15 +130,18 @@ class TestDpxStatement : public QObject {
       QJsonObject a = accountants.at(i).toObject();
       if (a.value(QStringLiteral("status")).toString() != QLatin1String("computed")) continue;
       id = a.value(QStringLiteral("id")).toString();
-      // A ten-thousandth: far beyond the last bits another CPU moves (every tolerance is ≤ 1e−6).
-      a.insert(QStringLiteral("epsilon"), a.value(QStringLiteral("epsilon")).toDouble() * (1.0 + 1e-4));
+      a.insert(QStringLiteral("epsilon"), change(a.value(QStringLiteral("epsilon")).toDouble()));
       accountants.replace(i, a);
     }
-    QVERIFY(!id.isEmpty());
     o.insert(QStringLiteral("accountants"), accountants);
-    const QString file = path(QStringLiteral("tampered.json"));
-    QVERIFY(writeJson(file, o));
-    const CliRun r = runDpx({QStringLiteral("verify"), file});
+    return writeJson(path(name), o) ? id : QString();
+  }
+
+  void tamperedNumberIsNamed() {
+    // A ten-thousandth: far beyond the last bits another CPU moves (every tolerance is ≤ 1e−6).
+    const QString id = withChangedEpsilon(QStringLiteral("tampered.json"), [](double e) { return e * (1.0 + 1e-4); });
+    QVERIFY(!id.isEmpty());
+    const CliRun r = runDpx({QStringLiteral("verify"), path(QStringLiteral("tampered.json"))});
     QVERIFY2(r.code == 1, qPrintable(describe(r)));
     QVERIFY2(r.out.contains(QStringLiteral("accountants[%1].epsilon: statement ").arg(id)), qPrintable(r.out));
     QVERIFY(r.out.contains(QStringLiteral("1 value differs")));
@@ -143,22 +149,10 @@ class TestDpxStatement : public QObject {
 
   // One ulp is what another CPU's arithmetic moves: accepted, and shown as such.
   void lastBitsMatchWithinTheRecordedTolerance() {
-    QJsonObject o = readJson(m_default);
-    QJsonArray accountants = o.value(QStringLiteral("accountants")).toArray();
-    QString id;
-    for (qsizetype i = 0; i < accountants.size() && id.isEmpty(); ++i) {
-      QJsonObject a = accountants.at(i).toObject();
-      if (a.value(QStringLiteral("status")).toString() != QLatin1String("computed")) continue;
-      id = a.value(QStringLiteral("id")).toString();
-      QVERIFY(a.value(QStringLiteral("tolerance")).toObject().value(QStringLiteral("relative")).toDouble() > 0.0);
-      a.insert(QStringLiteral("epsilon"), std::nextafter(a.value(QStringLiteral("epsilon")).toDouble(), 1e300));
-      accountants.replace(i, a);
-    }
+    const QString id =
+        withChangedEpsilon(QStringLiteral("last-bit.json"), [](double e) { return std::nextafter(e, 1e300); });
     QVERIFY(!id.isEmpty());
-    o.insert(QStringLiteral("accountants"), accountants);
-    const QString file = path(QStringLiteral("last-bit.json"));
-    QVERIFY(writeJson(file, o));
-    const CliRun r = runDpx({QStringLiteral("verify"), file});
+    const CliRun r = runDpx({QStringLiteral("verify"), path(QStringLiteral("last-bit.json"))});
     QVERIFY2(r.code == 0, qPrintable(describe(r)));
     QVERIFY2(r.out.contains(QStringLiteral("≈ accountants[%1].epsilon: statement ").arg(id)), qPrintable(r.out));
     QVERIFY2(r.out.contains(QStringLiteral("(1 of them in their last bits")), qPrintable(r.out));
