@@ -5,12 +5,10 @@
 // paths — <cmath>'s scalar functions and Eigen's kissfft at every size — depend only on IEEE
 // arithmetic and glibc. Privacy statements record a tolerance per value that covers the
 // difference (privacy_statement.h), and a test writes a statement on one path and verifies it on
-// the other. DPX_PORTABLE_NUMERICS=1 in the environment selects the portable paths for a process;
-// setPortableNumerics switches between computations (never while one is running).
+// the other. DPX_PORTABLE_NUMERICS=1 in the environment selects the portable paths for a process.
 
 namespace dpx::core::numerics {
 
 bool portableNumerics();
-void setPortableNumerics(bool portable);
 
 }  // namespace dpx::core::numerics
