@@ -165,6 +165,7 @@ void AuditPanel::runAudit() {
   const DatasetKey dataKey = request->data;
   std::shared_ptr<DatasetCache> cache = m_session->datasets();
   m_report.reset();
+  m_reportTag.reset();
   m_progress->setValue(0);
   m_summary->setText(QStringLiteral("Training the target and %1 reference models…").arg(audit.shadowModels));
   m_job.request(
@@ -182,18 +183,19 @@ void AuditPanel::runAudit() {
         if (!audited) return audited.status();
         return std::move(*audited);
       },
-      [this](std::any&& result) {
+      [this, tag = tagOf(*request)](std::any&& result) {
         if (auto* status = std::any_cast<core::Status>(&result)) {
           m_summary->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
                                  .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
           return;
         }
-        if (auto* audited = std::any_cast<core::audit::AuditReport>(&result)) show(*audited);
+        if (auto* audited = std::any_cast<core::audit::AuditReport>(&result)) show(*audited, tag);
       });
 }
 
-void AuditPanel::show(const core::audit::AuditReport& report) {
+void AuditPanel::show(const core::audit::AuditReport& report, const ResultTag& tag) {
   m_report = report;
+  m_reportTag = tag;
   m_progress->setValue(1000);
   const core::audit::AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
   m_summary->setText(auditSummary(report, best));

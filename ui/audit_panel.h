@@ -16,12 +16,11 @@
 #include "audit/membership_inference.h"
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"
+#include "session/session.h"
 
 class QGridLayout;
 
 namespace dpx::ui {
-
-class Session;
 
 class AuditPanel : public QWidget {
   Q_OBJECT
@@ -29,6 +28,8 @@ class AuditPanel : public QWidget {
   explicit AuditPanel(Session* session, QWidget* parent = nullptr);
   void runAudit();
   const std::optional<core::audit::AuditReport>& report() const { return m_report; }
+  // The knobs and data the report's target model trained with.
+  const std::optional<ResultTag>& reportTag() const { return m_reportTag; }
   QString reportSection() const;  // HTML for the exported report
   ChartPanel* chart() const { return m_chart; }
   QSpinBox* shadowBox() const { return m_shadows; }
@@ -47,7 +48,7 @@ class AuditPanel : public QWidget {
   void buildRunControls(QGridLayout* grid, QWidget* controls);
   void buildChart();
   void connectControls();
-  void show(const core::audit::AuditReport& report);
+  void show(const core::audit::AuditReport& report, const ResultTag& tag);
   QVector<QPointF> drawAudit(const core::audit::AuditReport& report, const core::audit::AttackReport& best);
   void drawReferences(const core::audit::AuditReport& report);
   Session* m_session;
@@ -61,6 +62,7 @@ class AuditPanel : public QWidget {
   ChartPanel* m_chart;
   BackgroundJob m_job{true};
   std::optional<core::audit::AuditReport> m_report;
+  std::optional<ResultTag> m_reportTag;
 };
 
 }  // namespace dpx::ui

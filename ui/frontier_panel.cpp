@@ -335,7 +335,9 @@ void FrontierPanel::computeModels() {
   m_running.reset();
   m_result.reset();
   m_comparison.reset();
+  m_resultTag.reset();
   m_comparisonRunning = request;
+  m_runningTag = ResultTag{m_model->params(), m_session->dataKey()};
   m_models.clear();
   for (const std::string& id : request->recipes) {
     ModelComparisonSeries s;
@@ -428,6 +430,7 @@ void FrontierPanel::finishModels(std::uint64_t generation, ModelComparisonResult
   m_status->setText(text);
   m_progress->setValue(1000);
   m_comparison = std::move(result);
+  m_resultTag = m_runningTag;
   Q_EMIT frontierFinished();
 }
 
@@ -444,8 +447,10 @@ void FrontierPanel::compute() {
   }
   const std::uint64_t generation = ++m_generation;
   m_running = job;
+  m_runningTag = ResultTag{job->request.base.knobs, job->data};
   m_result.reset();
   m_comparison.reset();
+  m_resultTag.reset();
   const std::size_t points = resetSeries(*job);
   prepareChart(*job);
   m_progress->setValue(0);
@@ -600,6 +605,7 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
                     refusedNote());
   m_progress->setValue(1000);
   m_result = std::move(result);
+  m_resultTag = m_runningTag;
   Q_EMIT frontierFinished();
 }
 

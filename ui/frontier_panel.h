@@ -72,6 +72,8 @@ class FrontierPanel : public QWidget {
   // The models mode's request: the trainer's source, δ, seed and threads, the ε grid, the seeds.
   std::optional<core::training::ModelComparisonRequest> buildComparison(QString* error) const;
   const std::optional<core::training::ModelComparisonResult>& lastComparison() const { return m_comparison; }
+  // The knobs and data of the finished frontier or comparison.
+  const std::optional<ResultTag>& resultTag() const { return m_resultTag; }
   bool modelsMode() const;
   void compute();  // a newer request cancels the running one
   // Following the knobs: computes when the estimate is within the live budget; otherwise says
@@ -136,6 +138,8 @@ class FrontierPanel : public QWidget {
   std::optional<core::training::ModelComparisonRequest> m_comparisonRunning;
   std::vector<core::training::ModelComparisonSeries> m_models;  // as points arrive
   std::optional<core::training::ModelComparisonResult> m_comparison;
+  std::optional<ResultTag> m_runningTag;
+  std::optional<ResultTag> m_resultTag;
 };
 
 }  // namespace dpx::ui

@@ -62,7 +62,8 @@ QCheckBox* toggle(QWidget* parent, QLayout* layout, const QString& text, bool on
 
 MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     : QMainWindow(parent),
-      m_session(std::make_unique<Session>(&m_model, std::make_shared<core::training::DatasetCache>())) {
+      m_session(std::make_unique<Session>(&m_model, std::make_shared<core::training::DatasetCache>())),
+      m_privacyViews(std::make_unique<PrivacyViews>(m_session.get())) {
   if (!settings) {
     m_ownSettings = std::make_unique<QSettings>();
     settings = m_ownSettings.get();
@@ -83,8 +84,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
   restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
   if (!m_settings->contains(QStringLiteral("window/geometry"))) resize(1560, 980);
   rebuildRecentMenu();
-  requestAnalytics();
-  requestSlowViews();
+  m_privacyViews->refreshAll();
 }
 
 // The knobs on the left, scrollable.
@@ -153,19 +153,7 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
   connect(fixedAlpha, &QCheckBox::toggled, this, [this](bool on) { m_model.setFixedAlphaView(on); });
   connect(logEps, &QCheckBox::toggled, this, [this](bool on) { m_charts->epsilon()->setLogAxis(Qt::Vertical, on); });
   connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
-  connect(exact, &QCheckBox::toggled, this, [this](bool on) {
-    m_exactEnabled = on;
-    if (on) {
-      requestSlowViews();
-      return;
-    }
-    m_pldJob.cancel();
-    m_shuffleJob.cancel();
-    releaseStepsize();  // it was waiting for the exact view
-    m_charts->clearPld();
-    m_table->clearPld();
-    m_lastPld.reset();
-  });
+  connect(exact, &QCheckBox::toggled, m_privacyViews.get(), &PrivacyViews::setExactEnabled);
   return toggles;
 }
 
@@ -185,8 +173,7 @@ void MainWindow::buildTrainingTabs() {
   m_auditor = new AuditorTab(&m_model, m_tabs);
   m_tabs->addTab(m_auditor, QStringLiteral("Auditor"));
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
-    if (index == kPrivacyTab && m_analyticsStale) requestAnalytics();
-    if (index == kPrivacyTab && m_slowViewsStale) requestSlowViews();
+    m_privacyViews->setShown(index == kPrivacyTab);
     if (index == kTrainingTab || index == kFrontierTab) m_trainer->ensureDataLoaded();
     if (index == kFrontierTab && !m_frontier->lastResult() && !m_frontier->lastComparison() &&
         m_frontier->followBox()->isChecked()) {
@@ -207,49 +194,42 @@ void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   knobsDock->raise();
 }
 
-// Analytics follow every change at once (coalesced), the slow views 150 ms later.
+// The Privacy tab draws what its controllers deliver; the panels talk through the session.
 void MainWindow::connectViews() {
-  m_settleTimer.setSingleShot(true);
-  m_settleTimer.setInterval(kDraftWindowMs);
-  // A drag has ended: a draft on screen is replaced by the full curves, drawn smooth when they
-  // arrive (one antialiased repaint, not one for the draft and one for the full view).
-  connect(&m_settleTimer, &QTimer::timeout, this, [this] {
-    if (m_lastAnalytics && m_lastAnalytics->draft) {
-      requestAnalytics(AnalyticsDetail::kFull);
-      return;
-    }
-    m_charts->setDraftDrawing(false);
+  PrivacyViews* views = m_privacyViews.get();
+  connect(views, &PrivacyViews::draftDrawingChanged, m_charts, &ExplorerCharts::setDraftDrawing);
+  connect(views, &PrivacyViews::analyticsReady, this, [this](std::shared_ptr<const AnalyticsSnapshot> snapshot) {
+    m_charts->showAnalytics(*snapshot);
+    m_table->showAnalytics(*snapshot);
+    m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
+    Q_EMIT analyticsApplied();
   });
-  m_slowTimer.setSingleShot(true);
-  m_slowTimer.setInterval(kSlowDebounceMs);
-  connect(&m_slowTimer, &QTimer::timeout, this, &MainWindow::requestSlowViews);
-  // The slow views' running jobs are for knobs that are gone: stopped at once, so the new
-  // analytics have both cores, and started again once the knobs rest.
-  const auto stopSlowViews = [this] {
-    m_pldJob.cancel();
-    m_shuffleJob.cancel();
-    m_stepsizeJob.cancel();
-    m_stepsizeAfterPld.reset();
-  };
-  connect(&m_model, &ParameterModel::paramsChanged, this, [this, stopSlowViews] {
-    if (!m_model.isValid()) return;  // the last valid state stays on screen
-    stopSlowViews();
-    requestAnalytics();
-    // A drag waits longer before the seconds of exact work start again than a typed value, an
-    // arrow-key step or undo, whose next change is not milliseconds away.
-    m_slowTimer.start(m_model.lastEditDragged() ? kSlowDebounceMs : kSlowDebounceAfterEditMs);
+  connect(views, &PrivacyViews::pldProgress, m_table, &AccountantTable::showPldProgress);
+  connect(views, &PrivacyViews::pldReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
+    m_charts->showPld(*snapshot);
+    m_table->showPld(*snapshot);
+    Q_EMIT pldApplied();
   });
-  connect(&m_model, &ParameterModel::viewChanged, this, [this, stopSlowViews] {
-    stopSlowViews();
-    requestAnalytics(AnalyticsDetail::kFull);  // a view toggle is a click, not a drag
-    m_slowTimer.start();
+  connect(views, &PrivacyViews::shuffleReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
+    m_charts->showPld(*snapshot);
+    m_table->showPld(*snapshot);
+    Q_EMIT shuffleApplied();
+  });
+  connect(views, &PrivacyViews::pldCleared, this, [this] {
+    m_charts->clearPld();
+    m_table->clearPld();
+  });
+  connect(views, &PrivacyViews::stepsizeReady, this, [this](std::shared_ptr<const StepsizeSnapshot> snapshot) {
+    m_charts->showStepsize(*snapshot);
+    Q_EMIT stepsizeApplied();
   });
   connect(&m_model, &ParameterModel::validityChanged, this, [this](bool valid, const QString& message) {
     m_charts->setMessage(valid ? QString()
                                : QStringLiteral("Invalid parameters — showing the last valid run.\n") + message);
   });
-  connect(&m_pldJob, &BackgroundJob::progressed, m_table, &AccountantTable::showPldProgress);
-  connect(m_calibrate, &CalibratePanel::targetChanged, this, [this] { m_slowTimer.start(); });
+  views->setReferenceEpsilon(m_calibrate->targetEpsilon());
+  connect(m_calibrate, &CalibratePanel::targetChanged, this,
+          [this] { m_privacyViews->setReferenceEpsilon(m_calibrate->targetEpsilon()); });
   connect(m_audit, &AuditPanel::auditFinished, m_charts, &ExplorerCharts::showAudit);
   connect(m_audit, &AuditPanel::reportReady, m_auditor, &AuditorTab::showAudit);
   connect(m_trainer, &TrainerPanel::exploreRun, this, [this](const core::Params& p) {
@@ -262,10 +242,7 @@ MainWindow::~MainWindow() {
   // The widgets outlive m_model (QWidget deletes its children after the members are gone): a
   // focused entry would commit its text to a destroyed model when the window hides. Commit now.
   if (QWidget* focused = QApplication::focusWidget(); focused && isAncestorOf(focused)) focused->clearFocus();
-  m_analyticsJob.cancel();
-  m_pldJob.cancel();
-  m_shuffleJob.cancel();
-  m_stepsizeJob.cancel();
+  m_privacyViews->cancelAll();
   m_auditor->job()->cancel();
 }
 
@@ -364,148 +341,6 @@ void MainWindow::buildHelpMenu() {
   });
 }
 
-void MainWindow::requestAnalytics(AnalyticsDetail detail) {
-  const core::Params params = m_model.lastValid();
-  const core::accounting::Conversion conversion = m_model.conversion();
-  if (m_tabs->currentIndex() != kPrivacyTab) {
-    // The charts and the table are hidden: only the table's ε, the trainer's default target, is
-    // needed now (one RDP conversion, not six accountants' curves competing with a live run).
-    m_analyticsStale = true;
-    m_session->requestHeadlineEpsilon(params, conversion);
-    return;
-  }
-  m_analyticsStale = false;
-  const bool epochsAxis = m_model.epochsAxis();
-  const bool fixedAlpha = m_model.fixedAlphaView();
-  const std::uint64_t generation = ++m_generation;
-  // Changes coming in quick succession (a drag, a held arrow key) are drawn as drafts, which
-  // paint ~4× faster; the charts turn smooth again once the values settle. A lone change is drawn
-  // smooth at once. Decided from when the user made the change, not from when the worker
-  // finished, so a slow build draws the same way as a fast one.
-  // A streaming change of a held slider is also computed as a draft (coarser axes); the settle
-  // timer asks for the full curves once the values rest. Other quick changes (typed values, undo,
-  // a script driving the model) keep their full curves and are only drawn as drafts.
-  const bool settling = detail == AnalyticsDetail::kFull;
-  const bool streaming = !settling && m_sinceLastRequest.isValid() && m_sinceLastRequest.elapsed() < kDraftWindowMs;
-  const bool coarse = streaming && m_model.lastEditDragged();
-  if (!settling) m_sinceLastRequest.start();
-  m_analyticsJob.request(
-      [params, conversion, epochsAxis, fixedAlpha, generation, coarse](const std::atomic<bool>&,
-                                                                       const BackgroundJob::Progress&) -> std::any {
-        auto snapshot =
-            std::make_shared<AnalyticsSnapshot>(computeAnalytics(params, conversion, epochsAxis, fixedAlpha, coarse));
-        snapshot->generation = generation;
-        return std::shared_ptr<const AnalyticsSnapshot>(std::move(snapshot));
-      },
-      [this, streaming](std::any&& result) {
-        if (auto* s = std::any_cast<std::shared_ptr<const AnalyticsSnapshot>>(&result)) applyAnalytics(*s, streaming);
-      });
-}
-
-void MainWindow::applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming) {
-  if (m_lastAnalytics && snapshot->generation < m_lastAnalytics->generation) return;  // stale
-  m_lastAnalytics = snapshot;
-  if (streaming || m_settleTimer.isActive()) {
-    m_charts->setDraftDrawing(true);
-    m_settleTimer.start();
-  } else if (!snapshot->draft) {
-    m_charts->setDraftDrawing(false);  // the full curves after a drag
-  }
-  m_charts->showAnalytics(*snapshot);
-  m_table->showAnalytics(*snapshot);
-  // The table's ε is the trainer's default calibration target.
-  m_session->setHeadlineEpsilon(snapshot->params, tableEpsilon(*snapshot));
-  m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
-  Q_EMIT analyticsApplied();
-}
-
-void MainWindow::requestSlowViews() {
-  // The exact PLD and the step-size chart are seconds of CPU on two cores: computed for the
-  // Privacy tab when it is shown, so they do not slow a live training run on another tab.
-  if (m_tabs->currentIndex() != kPrivacyTab) {
-    m_slowViewsStale = true;
-    m_pldJob.cancel();  // their answers would be for knobs that are gone
-    m_shuffleJob.cancel();
-    m_stepsizeJob.cancel();
-    m_stepsizeAfterPld.reset();
-    return;
-  }
-  m_slowViewsStale = false;
-  const core::Params params = m_model.lastValid();
-  const bool epochsAxis = m_model.epochsAxis();
-  const double reference = m_calibrate->targetEpsilon();
-  if (!m_exactEnabled) {
-    requestStepsize(params, reference);
-    return;
-  }
-  // The Poisson bracket first, on both cores: the step-size chart (and the shuffle bound) follow
-  // it instead of halving its speed. Until then the chart keeps its last curves.
-  m_stepsizeJob.cancel();
-  m_stepsizeAfterPld = StepsizeRequest{params, reference};
-  m_table->showPldProgress(0.0);
-  m_shuffleJob.cancel();  // its bound would be for knobs that are gone
-  m_pldJob.request(
-      [params, epochsAxis](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
-        auto s = computePoissonPld(params, epochsAxis, cancel, progress);
-        if (!s) return {};
-        return std::make_shared<const PldSnapshot>(std::move(*s));
-      },
-      [this](std::any&& result) {
-        auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
-        if (!s) return;  // cancelled: whatever cancelled it requests the slow views again
-        applyPld(*s);
-        Q_EMIT pldApplied();
-        if ((*s)->error.empty() && !(*s)->shuffleDone) requestShuffleStage(*s);
-        releaseStepsize();
-      });
-}
-
-void MainWindow::releaseStepsize() {
-  if (!m_stepsizeAfterPld) return;
-  const StepsizeRequest r = *m_stepsizeAfterPld;
-  m_stepsizeAfterPld.reset();
-  requestStepsize(r.params, r.referenceEpsilon);
-}
-
-void MainWindow::requestStepsize(const core::Params& params, double reference) {
-  m_stepsizeJob.request(
-      [params, reference](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
-        auto s = computeStepsize(params, reference, cancel, progress);
-        if (!s) return {};
-        return std::make_shared<const StepsizeSnapshot>(std::move(*s));
-      },
-      [this](std::any&& result) {
-        auto* s = std::any_cast<std::shared_ptr<const StepsizeSnapshot>>(&result);
-        if (!s) return;
-        m_lastStepsize = *s;
-        m_charts->showStepsize(**s);
-        Q_EMIT stepsizeApplied();
-      });
-}
-
-void MainWindow::applyPld(std::shared_ptr<const PldSnapshot> snapshot) {
-  m_lastPld = snapshot;
-  m_charts->showPld(*snapshot);
-  m_table->showPld(*snapshot);
-}
-
-// The second stage of the exact view: the shuffle lower bound beside the Poisson bracket on
-// screen.
-void MainWindow::requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson) {
-  m_shuffleJob.request(
-      [poisson](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {
-        PldSnapshot s = *poisson;
-        if (!addShuffleStage(s, cancel)) return {};
-        return std::make_shared<const PldSnapshot>(std::move(s));
-      },
-      [this](std::any&& result) {
-        auto* s = std::any_cast<std::shared_ptr<const PldSnapshot>>(&result);
-        if (!s || !m_lastPld || (*s)->params != m_lastPld->params) return;
-        applyPld(*s);
-        Q_EMIT shuffleApplied();
-      });
-}
-
 void MainWindow::showStatus(const QString& text, bool error) {
   statusBar()->showMessage(text, error ? 0 : 8000);
   statusBar()->setStyleSheet(error ? QStringLiteral("color: #b71c1c;") : QString());
@@ -584,8 +419,8 @@ QString MainWindow::reportHtml() const {
   ReportInputs in;
   in.params = m_model.lastValid();
   in.conversion = m_model.conversion();
-  in.analytics = m_lastAnalytics;
-  in.pld = m_lastPld;
+  in.analytics = m_privacyViews->lastAnalytics();
+  in.pld = m_privacyViews->lastPld();
   for (ChartPanel* chart : m_charts->all()) in.charts.push_back({chart->title(), chart->pngBytes()});
   in.training = m_session->training()->results();
   in.trainingData = m_session->training()->dataDescription();

@@ -5,17 +5,15 @@
 // progress and cancellation. Window state lives in QSettings, which tests inject.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QSettings>
-#include <QTimer>
 #include <memory>
-#include <optional>
 
 #include "compute/analytics.h"
 #include "compute/background_job.h"
 #include "compute/slow_analytics.h"
 #include "session/parameter_model.h"
+#include "session/privacy_views.h"
 #include "session/session.h"
 
 class QDockWidget;
@@ -57,12 +55,13 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return m_tabs; }
   QList<ChartPanel*> allCharts() const;
 
-  std::shared_ptr<const AnalyticsSnapshot> lastAnalytics() const { return m_lastAnalytics; }
-  std::shared_ptr<const PldSnapshot> lastPld() const { return m_lastPld; }
-  std::shared_ptr<const StepsizeSnapshot> lastStepsize() const { return m_lastStepsize; }
-  BackgroundJob* analyticsJob() { return &m_analyticsJob; }
-  BackgroundJob* pldJob() { return &m_pldJob; }
-  BackgroundJob* stepsizeJob() { return &m_stepsizeJob; }
+  PrivacyViews* privacyViews() const { return m_privacyViews.get(); }
+  std::shared_ptr<const AnalyticsSnapshot> lastAnalytics() const { return m_privacyViews->lastAnalytics(); }
+  std::shared_ptr<const PldSnapshot> lastPld() const { return m_privacyViews->lastPld(); }
+  std::shared_ptr<const StepsizeSnapshot> lastStepsize() const { return m_privacyViews->lastStepsize(); }
+  BackgroundJob* analyticsJob() { return m_privacyViews->analytics()->job(); }
+  BackgroundJob* pldJob() { return m_privacyViews->exact()->job(); }
+  BackgroundJob* stepsizeJob() { return m_privacyViews->stepsize()->job(); }
 
   // Files; each returns false and shows why in the status bar when it fails.
   bool loadPreset(const Preset& preset);
@@ -106,16 +105,6 @@ class MainWindow : public QMainWindow {
   void buildEditMenu();
   void buildPresetsMenu();
   void buildHelpMenu();
-  // kFull: the full curves now, even while values stream in (a view toggle, or a drag that
-  // settled).
-  enum class AnalyticsDetail { kFollowInput, kFull };
-  void requestAnalytics(AnalyticsDetail detail = AnalyticsDetail::kFollowInput);
-  void requestSlowViews();
-  void applyPld(std::shared_ptr<const PldSnapshot> snapshot);
-  void requestShuffleStage(std::shared_ptr<const PldSnapshot> poisson);
-  void requestStepsize(const core::Params& params, double referenceEpsilon);
-  void releaseStepsize();  // starts the step-size job that waited for the exact view, if any
-  void applyAnalytics(std::shared_ptr<const AnalyticsSnapshot> snapshot, bool streaming);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void showStatus(const QString& text, bool error = false);
@@ -123,6 +112,7 @@ class MainWindow : public QMainWindow {
   QSettings* m_settings;
   ParameterModel m_model;
   std::unique_ptr<Session> m_session;  // after m_model: it holds a pointer to it
+  std::unique_ptr<PrivacyViews> m_privacyViews;
   ParameterPanel* m_parameters = nullptr;
   ExplorerCharts* m_charts = nullptr;
   AccountantTable* m_table = nullptr;
@@ -134,29 +124,6 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs = nullptr;
   QLabel* m_timing = nullptr;
   QMenu* m_recentMenu = nullptr;
-  BackgroundJob m_analyticsJob{false};
-  BackgroundJob m_pldJob{true};
-  BackgroundJob m_shuffleJob{true};
-  BackgroundJob m_stepsizeJob{true};
-  QTimer m_slowTimer;
-  static constexpr int kDraftWindowMs = 150;
-  static constexpr int kSlowDebounceMs = 150;          // the exact views after a drag rests
-  static constexpr int kSlowDebounceAfterEditMs = 60;  // after any other knob change
-  QElapsedTimer m_sinceLastRequest;
-  QTimer m_settleTimer;
-  bool m_exactEnabled = true;
-  // The step-size chart's request while the exact view computes (it runs after it).
-  struct StepsizeRequest {
-    core::Params params;
-    double referenceEpsilon = 0.0;
-  };
-  std::optional<StepsizeRequest> m_stepsizeAfterPld;
-  bool m_slowViewsStale = false;  // knobs changed while the Privacy tab was hidden
-  bool m_analyticsStale = false;
-  std::shared_ptr<const AnalyticsSnapshot> m_lastAnalytics;
-  std::shared_ptr<const PldSnapshot> m_lastPld;
-  std::shared_ptr<const StepsizeSnapshot> m_lastStepsize;
-  std::uint64_t m_generation = 0;
 };
 
 }  // namespace dpx::ui

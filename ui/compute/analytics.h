@@ -48,7 +48,6 @@ struct AccountantSummary {
 };
 
 struct AnalyticsSnapshot {
-  std::uint64_t generation = 0;
   core::Params params;
   core::accounting::Conversion conversion = core::accounting::Conversion::kImproved;
   bool epochsAxis = false;

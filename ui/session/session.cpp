@@ -66,6 +66,18 @@ DatasetKey Session::dataKey() const {
   return key;
 }
 
+ResultTag tagOf(const TrainingRequest& request) { return {request.base.knobs, request.data}; }
+
+bool Session::isCurrent(const ResultTag& tag) const {
+  return tag.knobs == m_model->params() && (!tag.data || *tag.data == dataKey());
+}
+
+std::optional<ResultTag> Session::trainingTag() const {
+  const std::optional<TrainingRequest>& request = m_training.lastRequest();
+  if (!request) return std::nullopt;
+  return tagOf(*request);
+}
+
 std::optional<TrainingRequest> Session::trainingRequest(QString* error) const {
   const TrainerSettings& t = m_model->trainer();
   if (t.source.isEmpty() || t.source == QLatin1String("open")) {

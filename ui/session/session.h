@@ -26,6 +26,16 @@ inline constexpr double kLiveBudgetSeconds = 2.0;
 // Knob changes settle this long before a live restart.
 inline constexpr int kLiveDebounceMs = 150;
 
+// What produced a result: the knobs, and the data when the result trained on some. A view keeps
+// it beside its result, so that a leftover of knobs or data that are gone can be told from a
+// finding about the current ones.
+struct ResultTag {
+  core::Params knobs;
+  std::optional<core::training::DatasetKey> data;
+  bool operator==(const ResultTag&) const = default;
+};
+ResultTag tagOf(const TrainingRequest& request);
+
 class Session : public QObject {
   Q_OBJECT
  public:
@@ -56,6 +66,10 @@ class Session : public QObject {
 
   // The key of the trainer's current data (source, features, scaling, split seed).
   core::training::DatasetKey dataKey() const;
+  // Whether a result with `tag` is about the current knobs (and, if it trained, the current data).
+  bool isCurrent(const ResultTag& tag) const;
+  // The tag of the training controller's results (nullopt before the first run).
+  std::optional<ResultTag> trainingTag() const;
   // The request a training run sends for the current knobs and settings (the mechanisms the model
   // refuses left out), or nullopt with the reason in `error`.
   std::optional<TrainingRequest> trainingRequest(QString* error) const;
