@@ -8,7 +8,7 @@
 # New coverage goes to build-fuzz/corpus/<harness>/, findings to build-fuzz/crashes/<harness>/
 # (crash-*, leak-*, timeout-*, oom-*). Exits non-zero when any harness found something.
 # Harnesses: csv libsvm idx gzip preset (all by default). DPX_FUZZ_FLAGS sets the optimisation
-# (default -O2 -g; .ci/run builds at -O1 -g1 and fuzzes each harness 20 s).
+# (default -O2 -g; .ci/run builds at -O1 -g1 and fuzzes each harness 15 s).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
