@@ -77,7 +77,9 @@ ModelCheck checkModelState(const ModelState& state, core::accounting::BatchAvera
 }
 
 ConfigurationCheckView::ConfigurationCheckView(ParameterModel* model, QWidget* parent)
-    : QGroupBox(QStringLiteral("Configuration check"), parent), m_model(model) {
+    : QGroupBox(QStringLiteral("Configuration check"), parent),
+      m_model(model),
+      m_view(ViewController::Freshness::kNeverBackwards, [this] { start(); }) {
   setObjectName(QStringLiteral("configurationCheck"));
   m_errorIcon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
   m_warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
@@ -102,27 +104,26 @@ ConfigurationCheckView::ConfigurationCheckView(ParameterModel* model, QWidget* p
   request();
 }
 
+void ConfigurationCheckView::request() { m_view.schedule(m_model->lastEditDragged() ? kDragDebounceMs : 0); }
+
 // The knobs the charts show: the last valid ones while the current combination is invalid.
-void ConfigurationCheckView::request() {
+void ConfigurationCheckView::start() {
   ModelState state = m_model->state();
   state.params = m_model->lastValid();
   const core::accounting::BatchAverage average = m_model->batchAverage();
   const core::accounting::Conversion conversion = m_model->conversion();
-  const std::uint64_t generation = ++m_generation;
-  m_job.request(
+  m_view.run(
       [state, average, conversion](const std::atomic<bool>&, const BackgroundJob::Progress&) -> std::any {
         return checkModelState(state, average, conversion);
       },
-      [this, generation](std::any&& result) {
-        if (auto* check = std::any_cast<ModelCheck>(&result)) show(generation, std::move(*check));
+      [this](std::any&& result) {
+        if (auto* check = std::any_cast<ModelCheck>(&result)) show(std::move(*check));
       });
 }
 
-void ConfigurationCheckView::show(std::uint64_t generation, ModelCheck check) {
-  if (generation < m_shown) return;  // a newer result is on screen
+void ConfigurationCheckView::show(ModelCheck check) {
   QElapsedTimer timer;
   timer.start();
-  m_shown = generation;
   m_last = std::move(check);
   m_list->clear();
   int errors = 0;

@@ -3,9 +3,9 @@
 // warning icon per finding, or "No mismatches". The run is reported by the accountants of the
 // trainer's ticked private mechanisms (rdp and pld when none is ticked), each on its own sampler
 // unless Advanced sets one; with calibration on, the target ε (typed, or the table's) is checked
-// instead of the ε at the knobs' σ. Recomputed on a BackgroundJob whenever the knobs, the
-// trainer's settings, the conversion or the batch averaging change, so the GUI thread only
-// fills the list.
+// instead of the ε at the knobs' σ. Recomputed on a worker whenever the knobs, the trainer's
+// settings, the conversion or the batch averaging change (after a drag rests: its findings would
+// flicker past unread), so the GUI thread only fills the list.
 #pragma once
 
 #include <QGroupBox>
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "accounting/configuration_check.h"
-#include "compute/background_job.h"
 #include "session/parameter_model.h"
+#include "session/view_controller.h"
 
 class QListWidget;
 
@@ -42,11 +42,13 @@ ModelCheck checkModelState(const ModelState& state, core::accounting::BatchAvera
 class ConfigurationCheckView : public QGroupBox {
   Q_OBJECT
  public:
+  static constexpr int kDragDebounceMs = 150;
   explicit ConfigurationCheckView(ParameterModel* model, QWidget* parent = nullptr);
   QListWidget* list() const { return m_list; }
   // "error: sampling: …" per row, or the single "No mismatches" row (tests, reports).
   QStringList rowsText() const;
   const ModelCheck& lastCheck() const { return m_last; }
+  ViewController* controller() { return &m_view; }
   // Time the GUI thread spent filling the list for the last result.
   double lastFillMilliseconds() const { return m_fillMs; }
 
@@ -55,15 +57,14 @@ class ConfigurationCheckView : public QGroupBox {
 
  private:
   void request();
-  void show(std::uint64_t generation, ModelCheck check);
+  void start();
+  void show(ModelCheck check);
   void fitRows();
   void resizeEvent(QResizeEvent* event) override;
   void showEvent(QShowEvent* event) override;
   ParameterModel* m_model;
   QListWidget* m_list;
-  BackgroundJob m_job{false};
-  std::uint64_t m_generation = 0;
-  std::uint64_t m_shown = 0;
+  ViewController m_view;
   ModelCheck m_last;
   double m_fillMs = 0.0;
   QIcon m_errorIcon;

@@ -353,11 +353,15 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   if (curve.label == label && drawnAlike(curve.style, style) && curve.points == clean && curve.series->count() > 0) {
     return;  // a knob most curves do not read: no replace(), no repaint
   }
+  // A new legend label or style re-lays out the chart (its legend is rich text); most changes
+  // only move the points.
+  const bool relabelled = curve.label != label || curve.series->name().isEmpty();
+  const bool restyled = !drawnAlike(curve.style, style);
   curve.label = label;
   curve.points = std::move(clean);
   curve.style = style;
-  curve.series->setName(label.toHtmlEscaped());  // legend labels are rich text: "η < 1/β" must survive
-  applyStyle(curve);
+  if (relabelled) curve.series->setName(label.toHtmlEscaped());  // rich text: "η < 1/β" must survive
+  if (relabelled || restyled) applyStyle(curve);
   if (m_deferRedraws) {
     m_pendingRedraws.insert(id);
   } else {
