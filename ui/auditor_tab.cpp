@@ -37,7 +37,8 @@ const core::audit::AttackReport* attackById(const core::audit::AuditReport& repo
 
 }  // namespace
 
-AuditorTab::AuditorTab(ParameterModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
+AuditorTab::AuditorTab(ParameterModel* model, QWidget* parent)
+    : QWidget(parent), m_model(model), m_view(ViewController::Freshness::kNewestOnly, [this] { request(); }) {
   auto* layout = new QVBoxLayout(this);
   auto* toggles = new QHBoxLayout;
   m_rocToggle = new QCheckBox(QStringLiteral("log–log ROC view"), this);
@@ -86,22 +87,19 @@ AuditorTab::AuditorTab(ParameterModel* model, QWidget* parent) : QWidget(parent)
   layout->addWidget(m_summary);
 
   for (ChartPanel* c : charts()) c->setMessage(QStringLiteral("computing…"));
-  m_settle.setSingleShot(true);
-  m_settle.setInterval(kSettleMs);
-  connect(&m_settle, &QTimer::timeout, this, &AuditorTab::request);
   connect(m_model, &ParameterModel::paramsChanged, this, [this] {
     m_stale = true;
-    if (isVisible()) m_settle.start();
+    if (isVisible()) m_view.schedule(kSettleMs);
   });
   connect(m_model, &ParameterModel::viewChanged, this, [this] {
     m_stale = true;
-    if (isVisible()) m_settle.start();
+    if (isVisible()) m_view.schedule(kSettleMs);
   });
   connect(m_model, &ParameterModel::validityChanged, this, [this](bool valid, const QString& message) {
     for (ChartPanel* c : charts()) c->setMessage(valid ? QString() : message);
   });
   connect(m_rocToggle, &QCheckBox::toggled, this, &AuditorTab::setRocView);
-  connect(&m_job, &BackgroundJob::progressed, this, [this](double f) {
+  connect(&m_view, &ViewController::progressed, this, [this](double f) {
     m_status->setText(QStringLiteral("computing the exact curves… %1 %").arg(static_cast<int>(100 * f)));
   });
 }
@@ -112,7 +110,7 @@ void AuditorTab::showEvent(QShowEvent* event) {
 }
 
 void AuditorTab::refreshIfStale() {
-  if (m_stale) request();
+  if (m_stale) m_view.schedule(0);
 }
 
 void AuditorTab::request() {
@@ -120,7 +118,7 @@ void AuditorTab::request() {
   const core::Params params = m_model->lastValid();
   const core::accounting::Conversion conversion = m_model->conversion();
   m_status->setText(QStringLiteral("computing the exact curves…"));
-  m_job.request(
+  m_view.run(
       [params, conversion](const std::atomic<bool>& cancel, const BackgroundJob::Progress& progress) -> std::any {
         auto s = computeAuditorPlane(params, conversion, cancel, progress);
         if (!s) return {};

@@ -4,8 +4,8 @@
 // When an audit has run (Training and audit tab), its strongest attack is drawn with its
 // simultaneous confidence band, the band corners that beat the run's proven curve in red, and
 // the audited ε lower bound on the ladder; the summary states μ̂, the f-DP one-run audit and RMIA.
-// The curves follow the knobs (computed on a BackgroundJob while the tab is shown, 150 ms after
-// the last change); the audit overlay stays until the next audit.
+// The curves follow the knobs (computed on a worker while the tab is shown, 150 ms after the
+// last change); the audit overlay stays until the next audit.
 #pragma once
 
 #include <QCheckBox>
@@ -18,6 +18,7 @@
 #include "charts/chart_panel.h"
 #include "compute/auditor_analytics.h"
 #include "compute/background_job.h"
+#include "session/view_controller.h"
 
 namespace dpx::ui {
 
@@ -34,7 +35,7 @@ class AuditorTab : public QWidget {
   QList<ChartPanel*> charts() const { return {m_plane, m_profile, m_ladder}; }
   QCheckBox* rocToggle() const { return m_rocToggle; }
   QLabel* summary() const { return m_summary; }
-  BackgroundJob* job() { return &m_job; }
+  BackgroundJob* job() { return m_view.job(); }
   std::shared_ptr<const AuditorSnapshot> lastSnapshot() const { return m_snapshot; }
 
   void showAudit(std::shared_ptr<const core::audit::AuditReport> report);
@@ -62,8 +63,7 @@ class AuditorTab : public QWidget {
   QCheckBox* m_rocToggle;
   QLabel* m_status;
   QLabel* m_summary;
-  BackgroundJob m_job{true};
-  QTimer m_settle;
+  ViewController m_view;
   bool m_stale = true;
   bool m_roc = false;
   std::shared_ptr<const AuditorSnapshot> m_snapshot;

@@ -83,7 +83,10 @@ bool showFailure(QLabel* status, const std::any& result) {
 }  // namespace
 
 FrontierPanel::FrontierPanel(Session* session, QWidget* parent)
-    : QWidget(parent), m_model(session->model()), m_session(session) {
+    : QWidget(parent),
+      m_model(session->model()),
+      m_session(session),
+      m_utilityView(ViewController::Freshness::kNewestOnly, [this] { refreshUtility(); }) {
   setObjectName(QStringLiteral("frontierPanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -182,13 +185,10 @@ void FrontierPanel::connectSignals() {
   connect(&m_settle, &QTimer::timeout, this, [this] {
     if (m_follow->isChecked() && isVisible()) computeIfQuick();
   });
-  m_utilitySettle.setSingleShot(true);
-  m_utilitySettle.setInterval(kSettleMs);
-  connect(&m_utilitySettle, &QTimer::timeout, this, &FrontierPanel::refreshUtility);
   auto changed = [this] {
     m_utilityStale = true;
     if (!isVisible()) return;
-    m_utilitySettle.start();
+    m_utilityView.schedule(kSettleMs);
     if (m_follow->isChecked()) m_settle.start();
   };
   connect(m_session, &Session::trainingFinished, this, changed);
@@ -208,7 +208,7 @@ void FrontierPanel::connectSignals() {
 
 void FrontierPanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (m_utilityStale) m_utilitySettle.start();
+  if (m_utilityStale) m_utilityView.schedule(kSettleMs);
 }
 
 std::optional<FrontierJob> FrontierPanel::buildJob(QString* error) const {
@@ -690,7 +690,7 @@ void FrontierPanel::refreshUtility() {
   if (!request->base.targetEpsilon && !request->targetFromTable) request->targetFromTable = m_model->conversion();
   std::shared_ptr<DatasetCache> cache = m_session->datasets();
   const TrainingRequest work = *request;
-  m_utilityJob.request(
+  m_utilityView.run(
       [work, cache](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {
         TrainingRequest request = work;
         if (core::Status s = resolveTableTarget(request); !s.isOk()) return s;

@@ -29,6 +29,7 @@
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"
 #include "session/session.h"
+#include "session/view_controller.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
 #include "training/model_comparison.h"
@@ -63,7 +64,7 @@ class FrontierPanel : public QWidget {
   QPushButton* computeButton() const { return m_compute; }
   QCheckBox* followBox() const { return m_follow; }
   QTableWidget* utilityTable() const { return m_utility; }
-  BackgroundJob* utilityJob() { return &m_utilityJob; }
+  BackgroundJob* utilityJob() { return m_utilityView.job(); }
   QLabel* statusLabel() const { return m_status; }
   BackgroundJob* job() { return &m_job; }
   // The finished frontier (points of a running one arrive in the chart first).
@@ -127,9 +128,8 @@ class FrontierPanel : public QWidget {
   QLabel* m_status;
   QTableWidget* m_utility;
   BackgroundJob m_job{true};
-  BackgroundJob m_utilityJob{true};
-  QTimer m_utilitySettle;
-  bool m_utilityStale = true;  // the bounds are for other knobs (or none yet)
+  ViewController m_utilityView;  // the utility table
+  bool m_utilityStale = true;    // the bounds are for other knobs (or none yet)
   QTimer m_settle;
   std::uint64_t m_generation = 0;
   std::optional<FrontierJob> m_running;
