@@ -1,20 +1,64 @@
-// Timed harness for the explorer window (issue: GUI), offscreen:
+// Timed harness for the explorer window, offscreen, with every view opened first (each tab
+// visited: the trainer's data loaded, the frontier's utility table and the auditor's curves
+// computed; the calibration panel floating beside the knobs), then measured on the Privacy tab:
 //   cold start: from main() to the first paint with every analytic chart drawn;
 //   knob change → new analytic curves painted: p50/p95 over 1000 streaming σ/K/η/δ changes (a
 //   drag: draft drawing) and over 30 lone changes (antialiased);
 //   slider change → exact PLD bracket shown, over 20 changes.
 // Arguments pick the parts to run: bench_gui [drag] [lone] [pld].
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "auditor_tab.h"
 #include "bench_util.h"
+#include "frontier_panel.h"
 #include "main_window.h"
 
 using dpx::bench::percentile;
+
+namespace {
+
+// Runs the event loop until `done` or `seconds` pass; false on the timeout.
+template <typename Done>
+bool runUntil(Done done, double seconds) {
+  QElapsedTimer waited;
+  waited.start();
+  while (!done()) {
+    if (waited.elapsed() > seconds * 1000) return false;
+    QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+  }
+  return true;
+}
+
+// Every view once, as after a session that visited each tab, then the Privacy tab again with
+// its exact views done.
+void openEveryView(dpx::ui::MainWindow& window) {
+  using dpx::ui::MainWindow;
+  QSignalSpy auditor(window.auditorTab(), &dpx::ui::AuditorTab::snapshotApplied);
+  QSignalSpy utility(window.frontierPanel(), &dpx::ui::FrontierPanel::utilityShown);
+  window.tabs()->setCurrentIndex(MainWindow::kTrainingTab);
+  runUntil([] { return false; }, 0.5);
+  window.tabs()->setCurrentIndex(MainWindow::kFrontierTab);
+  if (!runUntil([&] { return !utility.isEmpty(); }, 120)) std::printf("(the frontier's utility table timed out)\n");
+  window.tabs()->setCurrentIndex(MainWindow::kAuditorTab);
+  if (!runUntil([&] { return !auditor.isEmpty(); }, 120)) std::printf("(the auditor's curves timed out)\n");
+  if (auto* calibrate = window.findChild<QDockWidget*>(QStringLiteral("calibrateDock"))) {
+    calibrate->setFloating(true);
+    calibrate->show();
+  }
+  window.tabs()->setCurrentIndex(MainWindow::kPrivacyTab);
+  QSignalSpy pld(&window, &MainWindow::pldApplied);
+  runUntil([&] { return !pld.isEmpty() && !window.stepsizeJob()->busy(); }, 120);
+  runUntil([] { return false; }, 0.5);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QElapsedTimer clock;
@@ -29,6 +73,7 @@ int main(int argc, char** argv) {
   window.repaint();
   const double coldMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
   std::printf("cold start to first paint with all analytic charts: %.0f ms\n", coldMs);
+  openEveryView(window);
 
   using dpx::core::Knob;
   struct Step {

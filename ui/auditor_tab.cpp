@@ -203,8 +203,12 @@ void AuditorTab::drawAuditOnPlane(QSet<QString>& keep) {
   attack.color = kAttackColor;
   attack.width = 1.6;
   attack.tooltip = QStringLiteral("empirical ROC of %1 on the audited model").arg(QString::fromStdString(best.name));
-  m_plane->setCurve(QStringLiteral("audit:roc"), QStringLiteral("attack: %1").arg(QString::fromStdString(best.id)),
-                    oriented(roc, m_roc), attack);
+  QString label = QStringLiteral("attack: %1").arg(QString::fromStdString(best.id));
+  if (!m_auditStale.isEmpty()) {
+    attack.greyed = true;
+    label += QStringLiteral(" (other knobs)");
+  }
+  m_plane->setCurve(QStringLiteral("audit:roc"), label, oriented(roc, m_roc), attack);
   keep.insert(QStringLiteral("audit:roc"));
   // Band edges: the attack at its best (FPR low, TPR high) and at its worst (FPR high, TPR low).
   QVector<QPointF> strong;
@@ -292,11 +296,25 @@ void AuditorTab::showAudit(std::shared_ptr<const core::audit::AuditReport> repor
   updateSummary();
 }
 
+void AuditorTab::setAuditStale(const QString& whatChanged) {
+  if (m_auditStale == whatChanged) return;
+  m_auditStale = whatChanged;
+  if (!m_audit) return;
+  redrawPlane();
+  updateSummary();
+}
+
 void AuditorTab::updateSummary() {
   if (!m_audit || m_audit->attacks.empty()) return;
   const core::audit::AuditReport& r = *m_audit;
   const core::audit::AttackReport& best = r.attacks.at(static_cast<std::size_t>(r.bestAttack));
   QStringList lines;
+  if (!m_auditStale.isEmpty()) {
+    lines << QStringLiteral(
+                 "<b>This audit trained with other knobs</b> (%1): its attack is greyed, and its proven curve is "
+                 "that run's, not the current one. Rerun it in the Training and audit tab.")
+                 .arg(m_auditStale.toHtmlEscaped());
+  }
   if (r.bandContradiction) {
     lines << QStringLiteral(
                  "<b style='color:#b71c1c'>CONTRADICTION: %1 band point(s) beyond the proven curve — a "

@@ -39,6 +39,8 @@ class AuditorTab : public QWidget {
   std::shared_ptr<const AuditorSnapshot> lastSnapshot() const { return m_snapshot; }
 
   void showAudit(std::shared_ptr<const core::audit::AuditReport> report);
+  // Non-empty: the audit shown is of other knobs or data (what changed); greyed, and said.
+  void setAuditStale(const QString& whatChanged);
   void setRocView(bool roc);
   // Recomputes now if the knobs changed since the last computation (the tab was shown).
   void refreshIfStale();
@@ -64,6 +66,7 @@ class AuditorTab : public QWidget {
   QLabel* m_status;
   QLabel* m_summary;
   ViewController m_view;
+  QString m_auditStale;
   bool m_stale = true;
   bool m_roc = false;
   std::shared_ptr<const AuditorSnapshot> m_snapshot;

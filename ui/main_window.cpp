@@ -232,6 +232,17 @@ void MainWindow::connectViews() {
           [this] { m_privacyViews->setReferenceEpsilon(m_calibrate->targetEpsilon()); });
   connect(m_audit, &AuditPanel::auditFinished, m_charts, &ExplorerCharts::showAudit);
   connect(m_audit, &AuditPanel::reportReady, m_auditor, &AuditorTab::showAudit);
+  // An audit is about the knobs and data it trained with: once they move, it is greyed and says so.
+  const auto auditCurrency = [this] {
+    const std::optional<ResultTag>& tag = m_audit->reportTag();
+    const QString changed = tag ? m_session->whatChanged(*tag) : QString();
+    m_charts->setAuditStale(changed);
+    m_auditor->setAuditStale(changed);
+  };
+  connect(m_audit, &AuditPanel::reportReady, this, auditCurrency);
+  connect(&m_model, &ParameterModel::paramsChanged, this, auditCurrency);
+  connect(&m_model, &ParameterModel::trainerChanged, this, auditCurrency);
+  connect(m_session.get(), &Session::runSettingsChanged, this, auditCurrency);
   connect(m_trainer, &TrainerPanel::exploreRun, this, [this](const core::Params& p) {
     m_model.setAll(p, QStringLiteral("explore the trained run"));
     m_tabs->setCurrentIndex(kPrivacyTab);
@@ -425,6 +436,10 @@ QString MainWindow::reportHtml() const {
   in.training = m_session->training()->results();
   in.trainingData = m_session->training()->dataDescription();
   in.auditHtml = m_audit ? m_audit->reportSection() : QString();
+  if (const std::optional<ResultTag> trained = m_session->trainingTag())
+    in.trainingChanged = m_session->whatChanged(*trained);
+  if (const std::optional<ResultTag>& audited = m_audit->reportTag())
+    in.auditChanged = m_session->whatChanged(*audited);
   return buildReportHtml(in);
 }
 

@@ -112,6 +112,14 @@ QString chartsSection(const std::vector<ReportChart>& charts) {
   return html;
 }
 
+// A section computed with other knobs or data than the accountants above.
+QString staleNote(const QString& changed) {
+  return QStringLiteral(
+             "<p class='bad'><b>Not the knobs above:</b> this section ran with %1. Its numbers are that run's; "
+             "rerun it to report these knobs.</p>")
+      .arg(changed.toHtmlEscaped());
+}
+
 // The trained mechanisms, one row each; empty when nothing was trained.
 QString trainingSection(const ReportInputs& in) {
   if (in.training.empty()) return {};
@@ -119,6 +127,8 @@ QString trainingSection(const ReportInputs& in) {
                      "<h2>Training</h2><p>%1</p><table><tr><th>mechanism</th><th>accountant</th><th>ε</th>"
                      "<th>σ</th><th>η</th><th>steps</th><th>test accuracy</th><th>violations</th></tr>")
                      .arg(in.trainingData.toHtmlEscaped());
+  if (!in.trainingChanged.isEmpty())
+    html.insert(html.indexOf(QStringLiteral("<table>")), staleNote(in.trainingChanged));
   for (const auto& r : in.training) {
     QStringList v;
     for (const std::string& s : r.run.violations) v << esc(s);
@@ -141,7 +151,14 @@ QString buildReportHtml(const ReportInputs& in) {
   html += accountantsSection(in);
   html += chartsSection(in.charts);
   html += trainingSection(in);
-  html += in.auditHtml;
+  if (!in.auditHtml.isEmpty() && !in.auditChanged.isEmpty()) {
+    QString audit = in.auditHtml;
+    const qsizetype heading = audit.indexOf(QStringLiteral("</h2>"));
+    audit.insert(heading < 0 ? 0 : heading + 5, staleNote(in.auditChanged));
+    html += audit;
+  } else {
+    html += in.auditHtml;
+  }
   html += QStringLiteral("</body></html>");
   return html;
 }

@@ -29,6 +29,10 @@ struct ReportInputs {
   std::vector<core::training::TrainingResult> training;
   QString trainingData;
   QString auditHtml;  // a prepared section, empty when no audit ran
+  // Non-empty when the training or the audit ran with other knobs or data than the report's
+  // accountants: what changed (Session::whatChanged), said above the section.
+  QString trainingChanged;
+  QString auditChanged;
 };
 
 QString buildReportHtml(const ReportInputs& inputs);

@@ -3,13 +3,16 @@
 // result a newer request cancelled, or one older than the screen, is never applied; a
 // cancelled request's result never arrives; every result on screen carries the knobs of the
 // last change; a hidden tab computes only the headline ε; results tagged with knobs and data are
-// current until either moves.
+// current until either moves, say what moved, and a report says which of its sections ran with
+// other knobs.
 #include <QSignalSpy>
 #include <QTest>
 #include <atomic>
 #include <thread>
 #include <vector>
 
+#include "common/format.h"
+#include "report.h"
 #include "session/privacy_views.h"
 #include "session/session.h"
 #include "test_util.h"
@@ -163,10 +166,35 @@ class TestViewController : public QObject {
     QVERIFY(session.isCurrent(knobsOnly));
     session.setSeed(session.seed() - 1);
     QVERIFY(session.isCurrent(trained));
-    model.setKnob(Knob::kSigma, model.params().sigma * 2);
+    QVERIFY(session.whatChanged(trained).isEmpty());
+    const double sigma = model.params().sigma;
+    model.setKnob(Knob::kSigma, sigma * 2);
     QVERIFY(!session.isCurrent(trained));
     QVERIFY(!session.isCurrent(knobsOnly));
+    const QString changed = session.whatChanged(trained);
+    QVERIFY2(changed.startsWith(QStringLiteral("σ = %1 (now %2)")
+                                    .arg(QString::fromStdString(formatNumber(sigma, 4)),
+                                         QString::fromStdString(formatNumber(2 * sigma, 4)))),
+             qPrintable(changed));
+    session.setSeed(session.seed() + 1);
+    QVERIFY2(session.whatChanged(trained).endsWith(QStringLiteral("other data or split")),
+             qPrintable(session.whatChanged(trained)));
     QVERIFY(!session.trainingTag());  // nothing trained yet
+  }
+
+  void reportSaysWhichSectionsRanWithOtherKnobs() {
+    ReportInputs in;
+    in.training.emplace_back();
+    in.trainingChanged = QStringLiteral("σ = 1.1 (now 27.5)");
+    in.auditHtml = QStringLiteral("<h2>Membership-inference audit</h2><pre>…</pre>");
+    in.auditChanged = QStringLiteral("other data or split");
+    const QString html = buildReportHtml(in);
+    QVERIFY(html.contains(QStringLiteral("ran with σ = 1.1 (now 27.5)")));
+    QVERIFY(html.indexOf(QStringLiteral("ran with other data or split")) >
+            html.indexOf(QStringLiteral("Membership-inference audit")));
+    in.trainingChanged.clear();
+    in.auditChanged.clear();
+    QVERIFY(!buildReportHtml(in).contains(QStringLiteral("Not the knobs above")));
   }
 };
 

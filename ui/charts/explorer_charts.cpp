@@ -204,6 +204,12 @@ void ExplorerCharts::showAudit(const QVector<QPointF>& points, const QString& la
   redrawTradeoff();
 }
 
+void ExplorerCharts::setAuditStale(const QString& whatChanged) {
+  if (m_auditStale == whatChanged) return;
+  m_auditStale = whatChanged;
+  if (m_audit) redrawTradeoff();
+}
+
 void ExplorerCharts::clearAudit() {
   m_audit.reset();
   redrawTradeoff();
@@ -238,7 +244,14 @@ void ExplorerCharts::redrawTradeoff() {
     style.color = QColor(200, 30, 30);
     style.scatter = true;
     style.width = 5.0;
-    m_tradeoff->setCurve(QStringLiteral("audit"), QString::fromStdString(c.label), toPoints(c), style);
+    QString label = QString::fromStdString(c.label);
+    if (!m_auditStale.isEmpty()) {
+      // An attack on a model of other knobs says nothing about the curves of these.
+      style.greyed = true;
+      label += QStringLiteral(" — of other knobs");
+      style.tooltip = QStringLiteral("this audit trained with %1: rerun it for the current knobs").arg(m_auditStale);
+    }
+    m_tradeoff->setCurve(QStringLiteral("audit"), label, toPoints(c), style);
     keep.insert(QStringLiteral("audit"));
   }
   m_tradeoff->removeCurvesExcept(keep);

@@ -35,6 +35,8 @@ class ExplorerCharts : public QObject {
   // Empirical membership-inference points (FPR, 1 − TPR) and the attack's curve.
   void showAudit(const QVector<QPointF>& tradeoffPoints, const QString& label);
   void clearAudit();
+  // Non-empty: the audit on the plane is of other knobs or data (what changed); drawn greyed.
+  void setAuditStale(const QString& whatChanged);
   // ROC view: type I vs power (1 − type II) on log–log axes.
   void setRocView(bool roc);
   bool rocView() const { return m_roc; }
@@ -54,6 +56,7 @@ class ExplorerCharts : public QObject {
   std::vector<PlotCurve> m_tradeoffCurves;  // last analytic + pld + audit curves, in data space
   std::optional<PlotCurve> m_pldTradeoff;
   std::optional<PlotCurve> m_audit;
+  QString m_auditStale;
   bool m_pldShown = false;
 };
 

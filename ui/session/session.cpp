@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+#include "common/format.h"
 #include "common/parallel.h"
 #include "compute/analytics.h"
 #include "training/mechanism.h"
@@ -70,6 +71,25 @@ ResultTag tagOf(const TrainingRequest& request) { return {request.base.knobs, re
 
 bool Session::isCurrent(const ResultTag& tag) const {
   return tag.knobs == m_model->params() && (!tag.data || *tag.data == dataKey());
+}
+
+QString Session::whatChanged(const ResultTag& tag) const {
+  if (isCurrent(tag)) return {};
+  const core::Params& now = m_model->params();
+  QStringList changes;
+  core::Params knobsAlike = tag.knobs;
+  for (const core::KnobInfo& info : core::knobInfos()) {
+    const double then = core::knobValue(tag.knobs, info.knob);
+    const double current = core::knobValue(now, info.knob);
+    core::setKnobValue(knobsAlike, info.knob, current);
+    if (then == current) continue;
+    changes << QStringLiteral("%1 = %2 (now %3)")
+                   .arg(QString::fromUtf8(info.symbol), QString::fromStdString(core::formatNumber(then, 4)),
+                        QString::fromStdString(core::formatNumber(current, 4)));
+  }
+  if (!(knobsAlike == now)) changes << QStringLiteral("other sampling, schedule or optimiser settings");
+  if (tag.data && !(*tag.data == dataKey())) changes << QStringLiteral("other data or split");
+  return changes.join(QStringLiteral(", "));
 }
 
 std::optional<ResultTag> Session::trainingTag() const {

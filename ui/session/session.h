@@ -68,6 +68,9 @@ class Session : public QObject {
   core::training::DatasetKey dataKey() const;
   // Whether a result with `tag` is about the current knobs (and, if it trained, the current data).
   bool isCurrent(const ResultTag& tag) const;
+  // Empty when a result with `tag` is current; else what differs, for the user: "σ = 1.1 (now
+  // 27.5), other data".
+  QString whatChanged(const ResultTag& tag) const;
   // The tag of the training controller's results (nullopt before the first run).
   std::optional<ResultTag> trainingTag() const;
   // The request a training run sends for the current knobs and settings (the mechanisms the model
