@@ -4,7 +4,13 @@
 #   - ui/session/ (the application layer) and ui/compute/ are widget-free: no Qt Widgets or
 #     Qt Charts header and no header of ui/'s views;
 #   - a view under ui/ (a panel, tab, table or check view) includes no other view's header: views
-#     receive the session, and only main_window composes them.
+#     receive the session, and only main_window composes them;
+#   - an accountant's or a mechanism's id is written once, in its info record (the accountant's
+#     AccountantInfo, the row of core/training/mechanism.cpp): ui/ and app/ read it from there
+#     (accountantOf<PldAccountant>().id(), mechanismId(Mechanism::kSgd)) and hold no literal
+#     "pld", "dp-sgd" or curve key "pld:lower" / "tradeoff:pld". Comments and prose that merely
+#     mention an id are fine; a literal that is not a reference to the analysis (a command name, a
+#     format field) carries the comment `id-literal-ok: <why>` on its line.
 # Run by ctest (layer_check, label ui).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,8 +49,30 @@ for file in ui/*.cpp ui/*.h; do
   done
 done
 
+# The ids, read from where they are defined; a count that does not match the registry means this
+# script no longer reads them right, which must not pass silently.
+ids_of() { sed -n 's/.*"\([^"]*\)".*/\1/p'; }
+accountant_ids=$(grep -ho '\.id = "[^"]*"' core/accounting/*_accountant.cpp | ids_of)
+registered=$(tr '\n' ' ' <core/accounting/registry.cpp | grep -o 'instances<[^>]*>' | tail -1 | tr -cd ',' | wc -c)
+registered=$((registered + 1))
+mechanism_ids=$(tr '\n' ' ' <core/training/mechanism.cpp | grep -o 'Mechanism::k[A-Za-z]*, *"[^"]*"' | ids_of)
+mechanisms=$(sed -n '/^enum class Mechanism {/,/^};/p' core/training/mechanism.h | grep -c '^ *k[A-Za-z]*,' || true)
+if (($(wc -w <<<"$accountant_ids") != registered || $(wc -w <<<"$mechanism_ids") != mechanisms)); then
+  report "read $(wc -w <<<"$accountant_ids") accountant ids for $registered registered accountants and" \
+    "$(wc -w <<<"$mechanism_ids") mechanism ids for $mechanisms mechanisms: update the id check"
+fi
+ids=$(printf '%s\n' $accountant_ids $mechanism_ids | sort -u | paste -sd'|')
+# "pld", "pld:lower", "tradeoff:pld" — not prose such as "pld: the largest TPR …".
+literal="\"($ids)(:[A-Za-z0-9_-]+)?\"|\"[A-Za-z0-9_-]+:($ids)\""
+while IFS= read -r hit; do
+  report "$hit: an id literal; read it from its accountant or mechanism (accountantOf<A>().id(), mechanismId(m))"
+done < <(grep -rnE "$literal" ui app --include='*.cpp' --include='*.h' | grep -v 'id-literal-ok:' |
+  sed -E 's#(^[^:]+:[0-9]+:)[[:space:]]*//.*#\1#; s#[[:space:]]//[[:space:]].*$##' | grep -E "$literal" |
+  sed -E 's/^([^:]+:[0-9]+):.*/\1/' || true)
+
 if ((failures > 0)); then
   echo "layer_check: $failures crossing(s)" >&2
   exit 1
 fi
-echo "layer_check: core is Qt-free, ui/session and ui/compute are widget-free, views include no other view"
+echo "layer_check: core is Qt-free, ui/session and ui/compute are widget-free, views include no other view," \
+  "ui/ and app/ hold no accountant or mechanism id literal"

@@ -2,15 +2,24 @@
 
 #include <QHeaderView>
 
+#include "accounting/pld_accountant.h"
+#include "accounting/registry.h"
+#include "accounting/shuffle_accountant.h"
 #include "common/format.h"
 
 namespace dpx::ui {
 
+using core::accounting::accountantOf;
 using core::accounting::BoundKind;
 
 namespace {
 
 QString number(double v, int digits = 5) { return QString::fromStdString(core::formatNumber(v, digits)); }
+
+// "pld — Exact composition (privacy loss distribution)": the row of an accountant not computed yet.
+QString placeholderName(const core::accounting::Accountant& a) {
+  return QString::fromStdString(a.info().id + " — " + a.info().name);
+}
 
 QString boundText(BoundKind kind) {
   switch (kind) {
@@ -123,15 +132,16 @@ void AccountantTable::writePldRow() {
     writeRow(row, *m_pld);
     return;
   }
-  auto* name = new QTableWidgetItem(QStringLiteral("pld — Exact composition (privacy loss distribution)"));
+  auto* name = new QTableWidgetItem(placeholderName(accountantOf<core::accounting::PldAccountant>()));
   setItem(row, 0, name);
   for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
 }
 
 void AccountantTable::showPld(const PldSnapshot& snapshot) {
   AccountantSummary s;
-  s.id = "pld";
-  s.name = "Exact composition (privacy loss distribution)";
+  const core::accounting::AccountantInfo& pld = accountantOf<core::accounting::PldAccountant>().info();
+  s.id = pld.id;
+  s.name = pld.name;
   s.citation = "Koskela et al. 2020; Doroshenko et al. 2022; Google dp_accounting";
   s.bound = BoundKind::kUpper;
   s.epsilon = snapshot.epsilon;
@@ -153,7 +163,7 @@ void AccountantTable::writeShuffleRow() {
   const int row = m_analyticRows + 1;
   if (rowCount() <= row) setRowCount(row + 1);
   if (!m_shuffle) {
-    setItem(row, 0, new QTableWidgetItem(QStringLiteral("shuffle — Shuffled batches (lower bound)")));
+    setItem(row, 0, new QTableWidgetItem(placeholderName(accountantOf<core::accounting::ShuffleAccountant>())));
     for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
     return;
   }

@@ -27,6 +27,11 @@ using core::training::Mechanism;
 
 namespace {
 
+// The analysis the risk calibration runs: the exact composition.
+const core::accounting::PldAccountant& riskAccountant() {
+  return core::accounting::accountantOf<core::accounting::PldAccountant>();
+}
+
 // Training every σ starts by itself when this machine does it within this time; otherwise on a
 // click.
 constexpr double kAccuracyBudgetSeconds = 10.0;
@@ -102,7 +107,7 @@ std::any calibrateRiskOn(const core::Params& params, const RiskTarget& target, c
   } else {
     answer.message = QString::fromStdString(r.status().message());
   }
-  for (const core::accounting::Violation& v : core::accounting::PldAccountant().check(params)) {
+  for (const core::accounting::Violation& v : riskAccountant().check(params)) {
     answer.caveat += QString::fromStdString(v.text()) + QLatin1Char(' ');
   }
   return answer;
@@ -506,7 +511,7 @@ std::vector<std::pair<CalibratePanel::AccuracyKey, core::training::TrainerConfig
       if (r.sigma) sigmas.emplace_back(r.id, *r.sigma);
     }
   }
-  if (m_risk && isCurrent(m_riskKnobs)) sigmas.emplace_back("pld", m_risk->sigma);
+  if (m_risk && isCurrent(m_riskKnobs)) sigmas.emplace_back(riskAccountant().info().id, m_risk->sigma);
   std::vector<std::pair<AccuracyKey, core::training::TrainerConfig>> tasks;
   for (const auto& [accountant, sigma] : sigmas) {
     const std::optional<Mechanism> m = mechanismFor(accountant);
@@ -701,7 +706,7 @@ void CalibratePanel::refreshAccuracyCells() {
   }
   QString tooltip;
   QLabel* label = m_riskValues[QStringLiteral("accuracy")];
-  label->setText(accuracyText("pld", m_risk ? std::optional<double>(m_risk->sigma) : std::nullopt,
+  label->setText(accuracyText(riskAccountant().info().id, m_risk ? std::optional<double>(m_risk->sigma) : std::nullopt,
                               isCurrent(m_riskKnobs), &tooltip));
   label->setToolTip(tooltip);
 }

@@ -28,6 +28,12 @@ constexpr int kModelsMode = 100;  // the mode box's data for the models side by 
 // Tramèr & Boneh's picture, as the issue of utility needs it: pixels, handcrafted features, a CNN.
 const std::vector<std::string> kComparedModels{"linear-pixels", "scatter-linear", "cnn"};
 
+// The non-private ceiling's curve, named after its mechanism.
+const std::string& ceilingId() {
+  static const std::string id(mechanismId(Mechanism::kSgd));
+  return id;
+}
+
 QColor modelColor(const std::string& id) {
   if (id == "linear-pixels") return QColor(0x78, 0x90, 0x9c);
   if (id == "scatter-linear") return QColor(0x2e, 0x7d, 0x32);
@@ -565,11 +571,12 @@ void FrontierPanel::showCeiling(std::uint64_t generation, double accuracy) {
   if (xs.empty()) return;
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   CurveStyle style;
-  style.color = QColor::fromRgb(mechanismColor("sgd"));
+  style.color = QColor::fromRgb(mechanismColor(ceilingId()));
   style.pen = Qt::DashLine;
   style.width = 1.5;
   style.tooltip = QStringLiteral("non-private SGD, same knobs and epochs, mean over the seeds");
-  m_chart->setCurve(QStringLiteral("sgd"), QStringLiteral("non-private (%1 %)").arg(number(100 * accuracy, 3)),
+  m_chart->setCurve(QString::fromStdString(ceilingId()),
+                    QStringLiteral("non-private (%1 %)").arg(number(100 * accuracy, 3)),
                     {{*lo, accuracy}, {*hi, accuracy}}, style);
   m_chart->refreshAxes();
 }
@@ -584,11 +591,11 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
       ceiling.push_back({m_running->request.epochsList[i], result.nonPrivateByEpochs[i]});
     }
     CurveStyle style;
-    style.color = QColor::fromRgb(mechanismColor("sgd"));
+    style.color = QColor::fromRgb(mechanismColor(ceilingId()));
     style.pen = Qt::DashLine;
     style.width = 1.5;
     style.tooltip = QStringLiteral("non-private SGD at each number of epochs, mean over the seeds");
-    m_chart->setCurve(QStringLiteral("sgd"), QStringLiteral("non-private"), ceiling, style);
+    m_chart->setCurve(QString::fromStdString(ceilingId()), QStringLiteral("non-private"), ceiling, style);
     m_chart->refreshAxes();
   }
   // Which data (and features) the points are about: a frontier is a fact about one preprocessing.

@@ -5,6 +5,8 @@
 #include <QPdfWriter>
 #include <QTextDocument>
 
+#include "accounting/pld_accountant.h"
+#include "accounting/registry.h"
 #include "common/format.h"
 
 namespace dpx::ui {
@@ -79,8 +81,10 @@ QString accountantRow(const AccountantSummary& s) {
 // The exact pld bracket as an accountant row of its own (the analytics snapshot does not hold it).
 AccountantSummary pldSummary(const PldSnapshot& pld) {
   AccountantSummary s;
-  s.id = "pld";
-  s.name = "Exact composition (privacy loss distribution)";
+  const core::accounting::AccountantInfo& info =
+      core::accounting::accountantOf<core::accounting::PldAccountant>().info();
+  s.id = info.id;
+  s.name = info.name;
   s.citation = "Koskela et al. 2020; Doroshenko et al. 2022; Google dp_accounting";
   s.epsilon = pld.epsilon;
   s.error = pld.error;

@@ -26,8 +26,6 @@ namespace {
 
 QString number(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
 
-QString mechanismText(Mechanism m) { return QString::fromLatin1(mechanismId(m).data()); }
-
 // "60000 training · 10000 test records · 3969 ScatterNet features · 10 classes".
 QString dataInfoText(const DataInfo& info) {
   return QStringLiteral("%1 training · %2 test records · %3 %4features · %5 classes")

@@ -12,6 +12,7 @@
 #include "accounting/gdp_accountant.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/rdp_conversion.h"
+#include "accounting/registry.h"
 #include "accounting/stepsize_analysis.h"
 #include "accounting/tradeoff.h"
 #include "accounting_invocation.h"
@@ -170,11 +171,25 @@ struct RdpValues {
   std::vector<double> rdp;
 };
 
+// "rdp, sgld, cyclic, outpert and sgmcmc": the accountants that define rdp(α).
+std::string rdpAccountantList() {
+  std::vector<std::string_view> ids;
+  for (const Accountant* a : allAccountants()) {
+    if (a->hasRdp()) ids.push_back(a->id());
+  }
+  std::string list;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) list += i + 1 == ids.size() ? " and " : ", ";
+    list += ids[i];
+  }
+  return list;
+}
+
 // The run's total ε_α at each order of --alphas (or of the default grid).
 Result<RdpValues> rdpValues(const Accountant& a, const Params& p, const EpsilonOptions& options) {
   if (!a.hasRdp()) {
     return Status::invalidArgument("--accountant " + std::string(a.id()) +
-                                   " is not an RDP analysis: rdp is defined for rdp, sgld, cyclic, outpert and sgmcmc");
+                                   " is not an RDP analysis: rdp is defined for " + rdpAccountantList());
   }
   DPX_ASSIGN_OR_RETURN(const OrderGrid grid, ordersFor(options));
   RdpValues out;
@@ -198,7 +213,7 @@ int commandRdp(const Arguments& args, Io& io) {
     JsonWriter json;
     json.beginObject().field("accountant", inv.accountant().id());
     json.key("alphas").numberArray(values->orders);
-    json.key("rdp").numberArray(values->rdp);
+    json.key("rdp").numberArray(values->rdp);  // id-literal-ok: the quantity ε_α, whichever accountant
     json.endObject();
     io.out << json.str() << "\n";
   } else {

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "accounting/pld_accountant.h"
+#include "accounting/registry.h"
 #include "accounting/risk_calibration.h"
 #include "cli.h"
 #include "common/format.h"
@@ -18,6 +19,11 @@ using core::accounting::RiskCalibration;
 using core::accounting::RiskTarget;
 
 namespace {
+
+// Attack risk is read from the exact trade-off curve: the pld accountant's.
+const core::accounting::PldAccountant& riskAccountant() {
+  return core::accounting::accountantOf<core::accounting::PldAccountant>();
+}
 
 constexpr std::string_view kTargetEpsilon = "target-epsilon";
 constexpr std::string_view kTargetTpr = "target-tpr";
@@ -42,7 +48,7 @@ Result<RiskTarget> riskTargetFromParser(const CommandLine& parser) {
 // The PLD curve is that of DP-SGD with Poisson sampling: a run that breaks its assumptions is told so.
 std::vector<std::string> violations(const core::Params& params) {
   std::vector<std::string> out;
-  for (const core::accounting::Violation& v : core::accounting::PldAccountant().check(params)) {
+  for (const core::accounting::Violation& v : riskAccountant().check(params)) {
     out.push_back(v.text());
   }
   return out;
@@ -51,7 +57,11 @@ std::vector<std::string> violations(const core::Params& params) {
 void writeRiskJson(std::ostream& out, const RiskTarget& target, const RiskCalibration& c, const core::Params& p) {
   const double delta = p.delta;
   core::JsonWriter json;
-  json.beginObject().field("accountant", "pld").field("sigma", c.sigma).field("tpr", c.tpr).field("fpr", c.fpr);
+  json.beginObject()
+      .field("accountant", riskAccountant().id())
+      .field("sigma", c.sigma)
+      .field("tpr", c.tpr)
+      .field("fpr", c.fpr);
   json.field("advantage", c.advantage).field("epsilon", c.epsilon).field("delta", delta);
   if (target.kind == RiskTarget::Kind::kAdvantage) {
     json.field("target_advantage", target.advantage);
@@ -69,8 +79,9 @@ void writeRiskJson(std::ostream& out, const RiskTarget& target, const RiskCalibr
 
 void writeRiskText(std::ostream& out, const RiskTarget& target, const RiskCalibration& c, const core::Params& p) {
   const double delta = p.delta;
-  out << "pld: σ = " << formatNumber(c.sigma) << " keeps every membership-inference attack at TPR ≤ "
-      << formatNumber(c.tpr) << " at FPR " << formatNumber(c.fpr);
+  out << riskAccountant().id() << ": σ = " << formatNumber(c.sigma)
+      << " keeps every membership-inference attack at TPR ≤ " << formatNumber(c.tpr) << " at FPR "
+      << formatNumber(c.fpr);
   if (target.kind == RiskTarget::Kind::kTprAtFpr) out << " (target " << formatNumber(target.tpr) << ")";
   out << "\n  advantage max(TPR − FPR) ≤ " << formatNumber(c.advantage);
   if (target.kind == RiskTarget::Kind::kAdvantage) out << " (target " << formatNumber(target.advantage) << ")";
@@ -110,9 +121,10 @@ Result<CalibrationTarget> calibrationTargetFromParser(const AccountingInvocation
     return Status::invalidArgument("--at-fpr goes with --target-tpr only");
   }
   if (p.isSet(kTargetEpsilon)) return CalibrationTarget::kEpsilon;
-  if (inv.accountant().id() != "pld") {
+  if (inv.accountant().id() != riskAccountant().id()) {
     return Status::invalidArgument("--" + std::string(p.isSet(kTargetTpr) ? kTargetTpr : kTargetAdvantage) +
-                                   " needs --accountant pld (got " + std::string(inv.accountant().id()) +
+                                   " needs --accountant " + std::string(riskAccountant().id()) + " (got " +
+                                   std::string(inv.accountant().id()) +
                                    "): attack risk is read from the exact PLD trade-off curve");
   }
   return CalibrationTarget::kRisk;

@@ -19,15 +19,6 @@ using namespace core::accounting;
 
 namespace {
 
-std::string mechanismIdList() {
-  std::string out;
-  for (const core::training::MechanismInfo& info : core::training::mechanismInfos()) {
-    if (info.accountants.empty()) continue;  // not private: nothing is reported
-    out += (out.empty() ? "" : ", ") + std::string(info.id);
-  }
-  return out;
-}
-
 AccountingCommand checkCommand() {
   return {
       "Checks a run's configuration against the ε it reports: the sampler against the reported "
@@ -43,7 +34,7 @@ AccountingCommand checkCommand() {
        {"mechanism",
         "or the training mechanism, reported by its accountants and (without "
         "--sampling) run on its own sampler: " +
-            mechanismIdList(),
+            core::training::mechanismIdList(/*privateOnly=*/true),
         "id"},
        {"batch-average",
         "how the noisy gradient sum is averaged: expected (divided by m, default) | realised "
@@ -70,8 +61,10 @@ Result<CheckOptions> checkOptionsFromParser(const AccountingInvocation& inv) {
   }
   if (parser.isSet("mechanism")) {
     options.reported = parser.value("mechanism");
-    if (!core::training::parseMechanism(options.reported) || options.reported == "sgd") {
-      return Status::invalidArgument("--mechanism '" + options.reported + "': must be one of " + mechanismIdList());
+    const auto mechanism = core::training::parseMechanism(options.reported);
+    if (!mechanism || !core::training::isPrivate(*mechanism)) {
+      return Status::invalidArgument("--mechanism '" + options.reported + "': must be one of " +
+                                     core::training::mechanismIdList(/*privateOnly=*/true));
     }
   }
   if (parser.isSet("batch-average")) {

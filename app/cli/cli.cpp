@@ -17,7 +17,7 @@ struct Command {
 
 constexpr std::array<Command, 15> kCommands{{
     {"epsilon", "ε at δ from one accountant or all", commandEpsilon},
-    {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},
+    {"rdp", "total Rényi DP ε_α of the run at given orders", commandRdp},  // id-literal-ok: a command name
     {"delta", "δ at a given ε", commandDelta},
     {"curve", "ε as a function of K, epochs, σ, n, m or η", commandCurve},
     {"tradeoff", "trade-off curve (type II vs type I error): G_μ or an accountant's", commandTradeoff},

@@ -14,6 +14,7 @@
 #include "common/format.h"
 #include "io/json_writer.h"
 #include "training/frontier.h"
+#include "training/mechanism.h"
 #include "training/model_comparison.h"
 #include "training_support.h"
 
@@ -57,7 +58,9 @@ void addFrontierOptions(CommandLine& parser) {
 }
 
 Result<std::vector<Mechanism>> mechanismsFromParser(const CommandLine& parser) {
-  const std::string text = parser.isSet("mechanisms") ? parser.value("mechanisms") : "dp-sgld,dp-sgd";
+  const std::string text = parser.isSet("mechanisms") ? parser.value("mechanisms")
+                                                      : std::string(mechanismId(Mechanism::kDpSgld)) + "," +
+                                                            std::string(mechanismId(Mechanism::kDpSgd));
   std::vector<Mechanism> out;
   // Empty entries ("a,,b", a trailing comma) are skipped; an entry of spaces is not a mechanism.
   for (std::size_t start = 0; start <= text.size();) {
@@ -67,8 +70,8 @@ Result<std::vector<Mechanism>> mechanismsFromParser(const CommandLine& parser) {
     if (part.empty()) continue;
     const auto m = parseMechanism(trimmed(part));
     if (!m || !isPrivate(*m)) {
-      return Status::invalidArgument("--mechanisms: '" + std::string(part) +
-                                     "' is not a private mechanism (dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior)");
+      return Status::invalidArgument("--mechanisms: '" + std::string(part) + "' is not a private mechanism (" +
+                                     mechanismIdList(true) + ")");
     }
     out.push_back(*m);
   }

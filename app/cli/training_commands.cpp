@@ -9,6 +9,7 @@
 #include "common/format.h"
 #include "io/json_writer.h"
 #include "training/dataset.h"
+#include "training/mechanism.h"
 #include "training/trainer.h"
 #include "training_support.h"
 
@@ -87,11 +88,12 @@ Result<ModelSpec> modelSpecFromParser(const CommandLine& parser) {
 
 Result<TrainerConfig> trainerConfigFromParser(const CommandLine& parser) {
   TrainerConfig config;
-  const std::string mechanismText = parser.isSet("mechanism") ? parser.value("mechanism") : "dp-sgld";
+  const std::string mechanismText =
+      parser.isSet("mechanism") ? parser.value("mechanism") : std::string(mechanismId(Mechanism::kDpSgld));
   const auto mechanism = parseMechanism(mechanismText);
   if (!mechanism) {
-    return Status::invalidArgument("--mechanism '" + mechanismText +
-                                   "': must be dp-sgld, dp-sgd, cyclic, outpert, sgld-posterior or sgd");
+    return Status::invalidArgument("--mechanism '" + mechanismText + "': must be " + mechanismIdList(true) + " or " +
+                                   std::string(mechanismId(Mechanism::kSgd)));
   }
   config.mechanism = *mechanism;
   if (parser.isSet("accountant")) config.accountant = parser.value("accountant");

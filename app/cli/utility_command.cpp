@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "common/format.h"
 #include "io/json_writer.h"
+#include "training/mechanism.h"
 #include "training/trainer.h"
 #include "training_support.h"
 #include "utility/utility_report.h"
@@ -107,16 +108,18 @@ Result<DataRun> resolveData(const CommandLine& parser, core::training::Mechanism
 
 Result<Inputs> inputsFromParser(const CommandLine& parser) {
   Inputs in;
+  using core::training::Mechanism;
+  const std::string choices = std::string(core::training::mechanismId(Mechanism::kDpSgld)) + " or " +
+                              std::string(core::training::mechanismId(Mechanism::kSgldPosterior));
   if (!parser.isSet("mechanism")) {
-    return Status::invalidArgument("--mechanism is required: dp-sgld or sgld-posterior");
+    return Status::invalidArgument("--mechanism is required: " + choices);
   }
   const std::string mechanism = parser.value("mechanism");
-  if (mechanism == "dp-sgld") {
-    in.mechanism = core::training::Mechanism::kDpSgld;
-  } else if (mechanism == "sgld-posterior") {
-    in.mechanism = core::training::Mechanism::kSgldPosterior;
+  const std::optional<Mechanism> parsed = core::training::parseMechanism(mechanism);
+  if (parsed == Mechanism::kDpSgld || parsed == Mechanism::kSgldPosterior) {
+    in.mechanism = *parsed;
   } else {
-    return Status::invalidArgument("--mechanism '" + mechanism + "': must be dp-sgld or sgld-posterior");
+    return Status::invalidArgument("--mechanism '" + mechanism + "': must be " + choices);
   }
   DPX_ASSIGN_OR_RETURN(in.target, targetEpsilonOption(parser));
   // --eta auto is the default for dp-sgld (1/(2β)) and not a step for sgld-posterior.
@@ -205,8 +208,9 @@ void writePrescription(JsonWriter& json, std::string_view key, const TheoremPres
   json.endObject();
 }
 
-void writeHeader(JsonWriter& w, const char* mechanism, const char* citation, double target, double delta) {
-  w.beginObject().field("mechanism", mechanism).field("citation", citation);
+void writeHeader(JsonWriter& w, core::training::Mechanism mechanism, const char* citation, double target,
+                 double delta) {
+  w.beginObject().field("mechanism", core::training::mechanismId(mechanism)).field("citation", citation);
   w.field("target_epsilon", target).field("delta", delta);
 }
 
@@ -268,8 +272,9 @@ void writeLangevinBounds(JsonWriter& w, const LangevinUtilityReport& r) {
 
 void writeJson(std::ostream& out, const LangevinUtilityReport& r, const DataRun* data) {
   JsonWriter w;
-  writeHeader(w, "dp-sgld", "Ryffel, Bach & Pointcheval 2022, §4: Lemma 4.1, Lemma 4.2, Thm 4.1–4.4, Table 4",
-              r.targetEpsilon, r.params.delta);
+  writeHeader(w, core::training::Mechanism::kDpSgld,
+              "Ryffel, Bach & Pointcheval 2022, §4: Lemma 4.1, Lemma 4.2, Thm 4.1–4.4, Table 4", r.targetEpsilon,
+              r.params.delta);
   writeLangevinInputs(w, r, data);
   w.key("run").beginObject().field("schedule", core::scheduleName(r.params.schedule)).field("eta0", r.schedule.eta0);
   w.field("K", r.params.K).field("sigma", r.params.sigma);
@@ -305,8 +310,8 @@ void writeSgmcmcInputs(JsonWriter& w, const SgmcmcUtilityReport& r, const DataRu
 
 void writeJson(std::ostream& out, const SgmcmcUtilityReport& r, const DataRun* data) {
   JsonWriter w;
-  writeHeader(w, "sgld-posterior", "Li, Chen, Liu & Carin 2019, §3.2: Prop. 5, Lemma 6", r.targetEpsilon,
-              r.params.delta);
+  writeHeader(w, core::training::Mechanism::kSgldPosterior, "Li, Chen, Liu & Carin 2019, §3.2: Prop. 5, Lemma 6",
+              r.targetEpsilon, r.params.delta);
   writeSgmcmcInputs(w, r, data);
   w.key("run").beginObject().field("schedule", core::scheduleName(r.params.schedule)).field("eta", r.params.eta);
   w.field("eta_source", r.etaCalibrated ? "calibrated" : "flag").field("h1", r.posterior.h1);

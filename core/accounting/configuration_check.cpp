@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "accounting/pld_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/registry.h"
 #include "common/format.h"
 #include "training/mechanism.h"
@@ -20,16 +22,12 @@ struct Reported {
 };
 
 Result<Reported> resolveReported(const std::string& reported) {
-  if (reported.empty()) return Reported{{findAccountant("rdp"), findAccountant("pld")}, std::nullopt};
+  if (reported.empty()) return Reported{{&accountantOf<RdpAccountant>(), &accountantOf<PldAccountant>()}, std::nullopt};
   if (const Accountant* a = findAccountant(reported)) return Reported{{a}, std::nullopt};
   const std::optional<training::Mechanism> mechanism = training::parseMechanism(reported);
   if (!mechanism) {
-    std::string mechanisms;
-    for (const training::MechanismInfo& info : training::mechanismInfos()) {
-      mechanisms += (mechanisms.empty() ? "" : ", ") + std::string(info.id);
-    }
     return Status::invalidArgument("'" + reported + "' is neither an accountant (" + accountantIdList() +
-                                   ") nor a training mechanism (" + mechanisms + ")");
+                                   ") nor a training mechanism (" + training::mechanismIdList() + ")");
   }
   Reported out{{}, training::mechanismInfo(*mechanism).sampling};
   for (std::string_view id : training::accountantsFor(*mechanism)) {
@@ -256,11 +254,12 @@ std::optional<std::string> epsilonAtKnobs(const Accountant& a, const Accountants
   const Accountant* evaluated = &a;
   std::string label = std::string(a.id()) + "'s ε";
   if (!a.isAnalytic()) {
-    const Accountant* rdp = findAccountant("rdp");
+    const Accountant* rdp = &accountantOf<RdpAccountant>();
     const bool rdpReported = std::find(reported.begin(), reported.end(), rdp) != reported.end();
-    if (a.id() != "pld" || rdp == nullptr || rdpReported) return std::nullopt;
+    if (&a != &accountantOf<PldAccountant>() || rdpReported) return std::nullopt;
     evaluated = rdp;
-    label = "rdp's ε (an upper bound on pld's, which is not computed here)";
+    label =
+        std::string(rdp->id()) + "'s ε (an upper bound on " + std::string(a.id()) + "'s, which is not computed here)";
   }
   const Result<EpsilonResult> e = evaluated->epsilon(params, options);
   if (!e) return std::nullopt;

@@ -4,8 +4,9 @@
 #include <cmath>
 #include <functional>
 
+#include "accounting/gdp_accountant.h"
 #include "accounting/pld_accountant.h"
-#include "accounting/rdp_based_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/registry.h"
 #include "common/format.h"
@@ -38,20 +39,20 @@ ProfileCurve curveFrom(std::string accountant, std::string label, BoundKind kind
 }
 
 Result<ProfileCurve> gdpProfile(const Params& params, std::span<const double> grid, const EpsilonOptions& options) {
-  const Accountant* gdp = findAccountant("gdp");
-  if (!gdp) return Status::notApplicable("the gdp accountant is not registered");
-  return curveFrom("gdp", "gdp (CLT estimate)", gdp->boundKind(), grid,
-                   [&](double e) { return gdp->delta(params, e, options); });
+  const GdpAccountant& gdp = accountantOf<GdpAccountant>();
+  const std::string& id = gdp.info().id;
+  return curveFrom(id, id + " (CLT estimate)", gdp.boundKind(), grid,
+                   [&](double e) { return gdp.delta(params, e, options); });
 }
 
 // The RDP profile once, then each ε's δ minimised over the orders.
 Result<ProfileCurve> rdpProfile(const Params& params, std::span<const double> grid, const EpsilonOptions& options) {
-  const auto* rdp = dynamic_cast<const RdpBasedAccountant*>(findAccountant("rdp"));
-  if (!rdp) return Status::notApplicable("the rdp accountant is not registered");
+  const RdpAccountant& rdp = accountantOf<RdpAccountant>();
+  const std::string& id = rdp.info().id;
   DPX_ASSIGN_OR_RETURN(const OrderGrid orders, ordersFor(options));
-  DPX_ASSIGN_OR_RETURN(const std::vector<double> profile, rdp->rdpProfile(params, orders.orders(), options.variant));
-  const std::string label = "rdp (" + std::string(conversionName(options.conversion)) + " conversion)";
-  return curveFrom("rdp", label, rdp->boundKind(), grid,
+  DPX_ASSIGN_OR_RETURN(const std::vector<double> profile, rdp.rdpProfile(params, orders.orders(), options.variant));
+  const std::string label = id + " (" + std::string(conversionName(options.conversion)) + " conversion)";
+  return curveFrom(id, label, rdp.boundKind(), grid,
                    [&](double e) { return deltaOverOrders(orders.orders(), profile, e, options.conversion); });
 }
 
@@ -62,10 +63,11 @@ Result<std::vector<ProfileCurve>> pldProfiles(const Params& params, std::span<co
   if (control.progress) exact.progress = [&control](double f) { control.report(0.1 + 0.85 * f); };
   DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, exact));
   const pld::ComposedRun run = r.run->tabulated();  // δ on the whole grid
+  const std::string& id = accountantOf<PldAccountant>().info().id;
   std::vector<ProfileCurve> curves;
-  curves.push_back(curveFrom("pld", "pld upper", BoundKind::kUpper, grid,
+  curves.push_back(curveFrom(id, id + " upper", BoundKind::kUpper, grid,
                              [&](double e) -> Result<double> { return run.deltaUpper(e); }));
-  curves.push_back(curveFrom("pld", "pld lower", BoundKind::kLower, grid, [&](double e) -> Result<double> {
+  curves.push_back(curveFrom(id, id + " lower", BoundKind::kLower, grid, [&](double e) -> Result<double> {
     return std::min(run.deltaUpper(e), run.deltaLower(e));
   }));
   return curves;
@@ -76,9 +78,9 @@ Result<std::vector<ProfileCurve>> pldProfiles(const Params& params, std::span<co
 std::vector<double> profileEpsilonGrid(const Params& params, int points) {
   points = std::max(points, 2);
   double top = 0.0;
-  for (const char* id : {"rdp", "gdp"}) {
-    const Accountant* a = findAccountant(id);
-    if (!a || top > 0.0) continue;
+  for (const Accountant* a : {static_cast<const Accountant*>(&accountantOf<RdpAccountant>()),
+                              static_cast<const Accountant*>(&accountantOf<GdpAccountant>())}) {
+    if (top > 0.0) continue;
     Params at = params;
     at.delta = kGridDelta;
     if (Result<EpsilonResult> e = a->epsilon(at); e && std::isfinite(e->epsilon) && e->epsilon > 0.0) {

@@ -5,7 +5,10 @@
 #include <limits>
 
 #include "accounting/calibration.h"
+#include "accounting/cyclic_accountant.h"
 #include "accounting/rdp_conversion.h"
+#include "accounting/registry.h"
+#include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
 #include "common/format.h"
 #include "numerics/root_finding.h"
@@ -242,7 +245,7 @@ namespace {
 std::string trendExplanation(const Accountant& accountant, const Params& p, const EpsilonOptions& options,
                              EtaTrend trend) {
   const bool headline = options.variant.empty();
-  if (accountant.id() == "sgld" && headline) {
+  if (accountant.id() == accountantOf<SgldAccountant>().id() && headline) {
     if (p.schedule == Schedule::kDecreasing && trend == EtaTrend::kConstant) {
       return "The decreasing schedule ηₖ = 1/(2β + λk/2) is set by β and λ alone (Ryffel, Bach & Pointcheval 2022, "
              "Cor. 3.3): the η knob is not used, so ε does not depend on it";
@@ -252,7 +255,7 @@ std::string trendExplanation(const Accountant& accountant, const Params& p, cons
              "Pointcheval 2022, Thm 3.1)";
     }
   }
-  if (accountant.id() == "cyclic" && headline) {
+  if (accountant.id() == accountantOf<CyclicAccountant>().id() && headline) {
     if (p.w == 0.0 && trend == EtaTrend::kConstant) {
       return "With w = 0, ℓ_η = 1 and the bound (Kong & Ribero 2024, Thm 4.5) does not involve η";
     }

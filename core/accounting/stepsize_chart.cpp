@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "accounting/cyclic_accountant.h"
+#include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
 #include "common/format.h"
@@ -111,11 +112,13 @@ void reportProgress(const StepSizeControl& control, double fraction) {
   if (control.progress) control.progress(fraction);
 }
 
+const std::string& sgmcmcId() { return accountantOf<SgmcmcAccountant>().info().id; }
+
 // The SG-MCMC curves of the chart, before their points, in the chart's order.
 struct SgmcmcCurves {
   StepSizeChartCurve exactFixed{"exact_fixed",
                                 "exact, fixed η (rdp)",
-                                "sgmcmc",
+                                sgmcmcId(),
                                 {},
                                 {},
                                 false,
@@ -124,16 +127,16 @@ struct SgmcmcCurves {
                                 "σ_eff = τ/(L√(ηN))) has rdp ε ≤ target"};
   StepSizeChartCurve exactDecreasing{"exact_decreasing",
                                      "exact, η₁ of η₁t^(−1/3)",
-                                     "sgmcmc",
+                                     sgmcmcId(),
                                      {},
                                      {},
                                      false,
                                      false,
                                      "largest first step η₁ of the decreasing schedule η₁t^(−1/3) whose run has rdp "
                                      "ε ≤ target (heterogeneous composition)"};
-  StepSizeChartCurve liFixed{"li_fixed", "Li et al. Thm 4 (c fixed)", "sgmcmc", {}, {}, true, false, {}};
+  StepSizeChartCurve liFixed{"li_fixed", "Li et al. Thm 4 (c fixed)", sgmcmcId(), {}, {}, true, false, {}};
   StepSizeChartCurve liDecreasing{
-      "li_decreasing", "Li et al. Thm 3 at t = 1 (c₂ fixed)", "sgmcmc", {}, {}, true, false, {}};
+      "li_decreasing", "Li et al. Thm 3 at t = 1 (c₂ fixed)", sgmcmcId(), {}, {}, true, false, {}};
   StepSizeChartCurve wang{"wang", "Wang et al. 2015",
                           "",     {},
                           {},     true,

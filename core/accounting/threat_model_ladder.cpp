@@ -4,7 +4,13 @@
 #include <cmath>
 
 #include "accounting/curves.h"
+#include "accounting/cyclic_accountant.h"
+#include "accounting/heuristic_last_iterate_accountant.h"
+#include "accounting/output_perturbation_accountant.h"
+#include "accounting/pld_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/registry.h"
+#include "accounting/sgld_accountant.h"
 #include "common/format.h"
 
 namespace dpx::core::accounting {
@@ -13,28 +19,42 @@ namespace {
 // The loss convexity an analysis needs.
 enum class Convexity { kNone, kWeak, kStrong };
 
+// The registry's accountant A, as a rung names it.
+template <class A>
+const Accountant& rungAccountant() {
+  return accountantOf<A>();
+}
+
 struct RungSpec {
-  const char* id;
-  const char* label;
+  const Accountant& (*accountant)();
+  const char* label;  // "@" stands for the accountant's id
   const char* rung;
   Convexity need;
   const char* analysis;  // what the analysis assumes beyond convexity, in words
 };
 
 constexpr RungSpec kRungs[] = {
-    {"rdp", "composition, all iterates (rdp)", "composition", Convexity::kNone,
+    {&rungAccountant<RdpAccountant>, "composition, all iterates (@)", "composition", Convexity::kNone,
      "Poisson sampling at q = m/n, every iterate released, add/remove neighbours"},
-    {"pld", "composition, all iterates (pld, exact upper)", "composition", Convexity::kNone,
+    {&rungAccountant<PldAccountant>, "composition, all iterates (@, exact upper)", "composition", Convexity::kNone,
      "Poisson sampling at q = m/n, every iterate released, add/remove neighbours"},
-    {"sgld", "last iterate, proven (sgld)", "last-iterate proven", Convexity::kStrong,
+    {&rungAccountant<SgldAccountant>, "last iterate, proven (@)", "last-iterate proven", Convexity::kStrong,
      "β-smooth loss, η < 1/β, uniform batches, Langevin noise, replace-one neighbours"},
-    {"cyclic", "last iterate, proven (cyclic)", "last-iterate proven", Convexity::kWeak,
+    {&rungAccountant<CyclicAccountant>, "last iterate, proven (@)", "last-iterate proven", Convexity::kWeak,
      "upper curvature M, η ≤ 1/(M + w), cyclic batches, clipping never active (Thm 4.5), replace-one neighbours"},
-    {"outpert", "last iterate, proven (outpert)", "last-iterate proven", Convexity::kStrong,
+    {&rungAccountant<OutputPerturbationAccountant>, "last iterate, proven (@)", "last-iterate proven",
+     Convexity::kStrong,
      "β-smooth loss, contraction ρ < 1, noiseless permutation SGD plus output noise, replace-one neighbours"},
-    {"heuristic-last-iterate", "last iterate, heuristic (linear losses)", "heuristic", Convexity::kNone,
-     "linear per-example losses, Poisson sampling; an estimate — losses exist that leak more"},
+    {&rungAccountant<HeuristicLastIterateAccountant>, "last iterate, heuristic (linear losses)", "heuristic",
+     Convexity::kNone, "linear per-example losses, Poisson sampling; an estimate — losses exist that leak more"},
 };
+
+// A rung's legend: its label with the accountant's id in place of "@".
+std::string rungLabel(const RungSpec& spec, std::string_view id) {
+  std::string label = spec.label;
+  if (const std::size_t at = label.find('@'); at != std::string::npos) label.replace(at, 1, id);
+  return label;
+}
 
 // Whether the softmax trainer (cross-entropy, convex and β-smooth; λ-strongly convex with L2
 // λ > 0) has the convexity `need`, and that in words.
@@ -97,11 +117,8 @@ Result<std::vector<LadderRung>> threatModelLadder(const Params& params, std::spa
   std::vector<const RungSpec*> specs;
   std::vector<const Accountant*> accountants;
   for (const RungSpec& spec : kRungs) {
-    // An accountant not in this build (the heuristic may be absent) is skipped, not an error.
-    if (const Accountant* a = findAccountant(spec.id)) {
-      specs.push_back(&spec);
-      accountants.push_back(a);
-    }
+    specs.push_back(&spec);
+    accountants.push_back(&spec.accountant());
   }
   const std::vector<double> xs(steps.begin(), steps.end());
   EpsilonOptions o = options;
@@ -113,8 +130,8 @@ Result<std::vector<LadderRung>> threatModelLadder(const Params& params, std::spa
   std::vector<LadderRung> rungs;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     LadderRung r;
-    r.id = specs[i]->id;
-    r.label = specs[i]->label;
+    r.id = std::string(accountants[i]->id());
+    r.label = rungLabel(*specs[i], accountants[i]->id());
     r.rung = specs[i]->rung;
     r.kind = accountants[i]->boundKind();
     setApplicability(*accountants[i], *specs[i], params, r);

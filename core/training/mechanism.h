@@ -52,6 +52,8 @@ std::span<const Mechanism> allMechanisms();
 std::string_view mechanismId(Mechanism m);
 std::string_view mechanismName(Mechanism m);
 std::optional<Mechanism> parseMechanism(std::string_view id);
+// "dp-sgld, dp-sgd, cyclic, …" in display order, for messages; `privateOnly` leaves out sgd.
+std::string mechanismIdList(bool privateOnly = false);
 std::span<const std::string_view> accountantsFor(Mechanism m);
 // The accountant a run of the mechanism reports: `requested` if it analyses the mechanism (only
 // dp-sgd has a choice), its first when empty, "" for sgd; an error naming the allowed ones.

@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
+#include "training/mechanism.h"
 #include "training/trainer.h"
 
 namespace dpx::core::training {
@@ -43,7 +44,8 @@ struct ModelComparisonRequest {
   int seeds = 1;  // runs per point: seeds seed, seed + 1, …
   std::uint64_t seed = 1;
   int threads = 0;
-  std::string accountant = "rdp";  // dp-sgd's: rdp | gdp | pld
+  // dp-sgd's: rdp | gdp | pld; its first (rdp) unless set.
+  std::string accountant{accountantsFor(Mechanism::kDpSgd).front()};
 };
 
 struct ModelComparisonSeries {

@@ -8,6 +8,9 @@
 #include <numeric>
 
 #include "accounting/calibration.h"
+#include "accounting/gdp_accountant.h"
+#include "accounting/pld_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/registry.h"
 #include "common/format.h"
 #include "common/parallel.h"
@@ -18,6 +21,11 @@ namespace dpx::core::training {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The ids of the accountants the rows calibrate with.
+const std::string& rdpId() { return accounting::accountantOf<accounting::RdpAccountant>().info().id; }
+const std::string& gdpId() { return accounting::accountantOf<accounting::GdpAccountant>().info().id; }
+const std::string& pldId() { return accounting::accountantOf<accounting::PldAccountant>().info().id; }
 
 constexpr std::string_view kTramerBoneh = "tramer-boneh-2021-fmnist-scatter-linear";
 constexpr std::string_view kRyffel = "ryffel-2022-table1-fmnist";
@@ -110,16 +118,16 @@ std::vector<RowSpec> tramerBonehRows(std::string_view recipeId, double published
   const ModelRecipe& recipe = *findRecipe(recipeId);
   TrainerConfig c = recipe.config;
   c.knobs.delta = 1e-5;
-  c.accountant = "rdp";
+  c.accountant = rdpId();
   RowSpec asPublished = row("DP-SGD, σ from RDP as published", published, recipe.features, recipe.scaling, c);
   accounting::EpsilonOptions rdpAsPublished;
   rdpAsPublished.conversion = accounting::Conversion::kClassic;
   rdpAsPublished.orders = tramerBonehOrders();
   asPublished.calibrateWith = rdpAsPublished;
-  asPublished.calibrationLabel = "rdp (classic conversion, their orders 1.1–10.9 and 12–63)";
+  asPublished.calibrationLabel = rdpId() + " (classic conversion, their orders 1.1–10.9 and 12–63)";
   asPublished.settings = recipe.settings;
   RowSpec exact = row("DP-SGD, σ from the exact PLD accountant", std::nullopt, recipe.features, recipe.scaling, c);
-  exact.config.accountant = "pld";
+  exact.config.accountant = pldId();
   exact.config.targetEpsilon = 3.0;
   exact.settings = recipe.settings;
   return {asPublished, exact};
@@ -151,8 +159,9 @@ std::vector<RowSpec> ryffelRows() {
     RowSpec dpsgd = row("DP-SGD, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
                         FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kDpSgd, 1e-6));
     dpsgd.config.targetEpsilon = 1.0;
-    dpsgd.config.accountant = "rdp";
-    dpsgd.settings = "Poisson batches of 256, " + step + ", clip L = 1, λ = 1e-6, σ calibrated with rdp (as Opacus)";
+    dpsgd.config.accountant = rdpId();
+    dpsgd.settings =
+        "Poisson batches of 256, " + step + ", clip L = 1, λ = 1e-6, σ calibrated with " + rdpId() + " (as Opacus)";
     RowSpec plain = row("non-private, " + std::string(decreasing ? "decreasing" : "constant") + " step", std::nullopt,
                         FeatureKind::kScatterNet, FeatureScaling::kUnitNorm, config(Mechanism::kSgd, 1e-6));
     plain.settings = "shuffled batches of 256, " + step + ", λ = 1e-6";
@@ -195,24 +204,24 @@ std::vector<RowSpec> buFigure4Rows() {
   c.knobs.optimizer = Optimizer::kSgd;
   const std::string settings =
       "pixels x/255, ReLU CNN, Poisson batches of expected size 256, η = 0.15, plain steps, clip L = 1.5, 20 epochs";
-  c.accountant = "rdp";
+  c.accountant = rdpId();
   RowSpec moments = row("NoisySGD, σ from the moments accountant (published σ = 1.3)", std::nullopt, FeatureKind::kRaw,
                         FeatureScaling::kNone, c);
   accounting::EpsilonOptions classic;
   classic.conversion = accounting::Conversion::kClassic;
   classic.orders = tramerBonehOrders();  // TensorFlow Privacy's orders, as Opacus's
   moments.calibrateWith = classic;
-  moments.calibrationLabel = "rdp (the moments accountant: classic conversion, TensorFlow Privacy's orders)";
+  moments.calibrationLabel = rdpId() + " (the moments accountant: classic conversion, TensorFlow Privacy's orders)";
   moments.calibrationTarget = kBuEpsilon;
   moments.settings = settings;
   RowSpec clt =
       row("NoisySGD, σ from the CLT (published σ̃ = 1.06)", std::nullopt, FeatureKind::kRaw, FeatureScaling::kNone, c);
-  clt.config.accountant = "gdp";
+  clt.config.accountant = gdpId();
   clt.config.targetEpsilon = kBuEpsilon;
   clt.settings = settings;
   RowSpec exact =
       row("NoisySGD, σ from the exact PLD accountant", std::nullopt, FeatureKind::kRaw, FeatureScaling::kNone, c);
-  exact.config.accountant = "pld";
+  exact.config.accountant = pldId();
   exact.config.targetEpsilon = kBuEpsilon;
   exact.settings = settings;
   // The control that says how much any σ can matter here: the same run with almost no noise.

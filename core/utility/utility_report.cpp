@@ -7,6 +7,7 @@
 
 #include "accounting/calibration.h"
 #include "accounting/registry.h"
+#include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
 #include "accounting/stepsize_analysis.h"
 #include "common/format.h"
@@ -103,8 +104,7 @@ Status resolveLangevinRun(const LangevinReportRequest& request, LangevinUtilityR
                                      formatNumber(eta.min) + ", " + formatNumber(eta.max) + "]: give --eta");
     }
   }
-  const accounting::Accountant* sgld = accounting::findAccountant("sgld");
-  if (!sgld) return Status::unimplemented("the sgld accountant is not registered");
+  const accounting::Accountant* sgld = &accounting::accountantOf<accounting::SgldAccountant>();
   out.sigmaCalibrated = !request.sigma;
   if (request.sigma) {
     p.sigma = *request.sigma;
@@ -212,8 +212,7 @@ Status resolveSgmcmcRun(const SgmcmcReportRequest& request, SgmcmcUtilityReport&
     const double eta = p.schedule == Schedule::kDecreasing ? steps->exactDecreasingEta1 : steps->exactFixed;
     p.eta = std::clamp(eta, knobInfo(Knob::kEta).min, knobInfo(Knob::kEta).max);
   }
-  const accounting::Accountant* sgmcmc = accounting::findAccountant("sgmcmc");
-  if (!sgmcmc) return Status::unimplemented("the sgmcmc accountant is not registered");
+  const accounting::Accountant* sgmcmc = &accounting::accountantOf<accounting::SgmcmcAccountant>();
   DPX_ASSIGN_OR_RETURN(const accounting::EpsilonResult epsilon, sgmcmc->epsilon(p));
   out.runEpsilon = epsilon.epsilon;
   out.sigmaEffective = accounting::sgmcmcNoiseMultiplier(p, p.eta);

@@ -2,6 +2,9 @@
 
 #include <QSet>
 
+#include "accounting/cyclic_accountant.h"
+#include "accounting/registry.h"
+#include "accounting/sgld_accountant.h"
 #include "common/format.h"
 
 namespace dpx::ui {
@@ -16,7 +19,8 @@ CurveStyle styleFor(const PlotCurve& curve) {
   style.tooltip = QString::fromStdString(curve.tooltip);
   // Variants are there to teach; they start hidden so the headline bounds set the scale.
   style.hiddenAtFirst = curve.dashed && curve.id.find(':') != std::string::npos && curve.id.rfind("fed:", 0) != 0 &&
-                        curve.id != "pld:lower" && curve.id.rfind("limit:", 0) != 0 && curve.id.rfind("renyi:", 0) != 0;
+                        curve.id != pldLowerCurveId() && curve.id.rfind("limit:", 0) != 0 &&
+                        curve.id.rfind("renyi:", 0) != 0;
   if (curve.id.rfind("renyi:", 0) == 0) {  // what one Rényi order alone certifies: dotted, beside f_{ε,δ}
     style.pen = Qt::DotLine;
     style.width = 1.8;
@@ -100,7 +104,10 @@ ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
 void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
   m_epsilon->setAxisTitle(Qt::Horizontal, s.epochsAxis ? QStringLiteral("epochs") : QStringLiteral("steps K"));
   QStringList keep;
-  if (m_pldShown) keep << QStringLiteral("pld") << QStringLiteral("pld:lower") << QStringLiteral("shuffle");
+  if (m_pldShown) {
+    keep << QString::fromStdString(pldUpperCurveId()) << QString::fromStdString(pldLowerCurveId())
+         << QString::fromStdString(shuffleCurveId());
+  }
   m_epsilon->deferRedraws();
   showCurves(m_epsilon, s.epsilonCurves, keep);
   m_epsilon->setMarker(s.currentX, s.epochsAxis ? QStringLiteral("current epochs") : QStringLiteral("current K"));
@@ -120,18 +127,18 @@ void ExplorerCharts::showPld(const PldSnapshot& s) {
   m_pldShown = true;
   m_epsilon->deferRedraws();
   if (!s.epsilonUpper.x.empty()) {
-    m_epsilon->setCurve(QStringLiteral("pld"), QString::fromStdString(s.epsilonUpper.label), toPoints(s.epsilonUpper),
-                        styleFor(s.epsilonUpper));
-    m_epsilon->setCurve(QStringLiteral("pld:lower"), QString::fromStdString(s.epsilonLower.label),
+    m_epsilon->setCurve(QString::fromStdString(pldUpperCurveId()), QString::fromStdString(s.epsilonUpper.label),
+                        toPoints(s.epsilonUpper), styleFor(s.epsilonUpper));
+    m_epsilon->setCurve(QString::fromStdString(pldLowerCurveId()), QString::fromStdString(s.epsilonLower.label),
                         toPoints(s.epsilonLower), styleFor(s.epsilonLower));
   }
   // Before its stage has run, the shuffle curve stays as it was, like the pld curves while a new
   // bracket is computed.
   if (s.shuffleDone && !s.shuffleCurve.x.empty()) {
-    m_epsilon->setCurve(QStringLiteral("shuffle"), QString::fromStdString(s.shuffleCurve.label),
+    m_epsilon->setCurve(QString::fromStdString(shuffleCurveId()), QString::fromStdString(s.shuffleCurve.label),
                         toPoints(s.shuffleCurve), styleFor(s.shuffleCurve));
   } else if (s.shuffleDone || !s.error.empty()) {
-    m_epsilon->removeCurve(QStringLiteral("shuffle"));
+    m_epsilon->removeCurve(QString::fromStdString(shuffleCurveId()));
   }
   m_epsilon->refreshAxes();
   if (!s.tradeoff.x.empty()) m_pldTradeoff = s.tradeoff;
@@ -141,18 +148,20 @@ void ExplorerCharts::showPld(const PldSnapshot& s) {
 void ExplorerCharts::clearPld() {
   m_pldShown = false;
   m_pldTradeoff.reset();
-  m_epsilon->removeCurve(QStringLiteral("pld"));
-  m_epsilon->removeCurve(QStringLiteral("pld:lower"));
-  m_epsilon->removeCurve(QStringLiteral("shuffle"));
+  m_epsilon->removeCurve(QString::fromStdString(pldUpperCurveId()));
+  m_epsilon->removeCurve(QString::fromStdString(pldLowerCurveId()));
+  m_epsilon->removeCurve(QString::fromStdString(shuffleCurveId()));
   redrawTradeoff();
 }
 
 void ExplorerCharts::showStepsize(const StepsizeSnapshot& s) {
   std::vector<PlotCurve> curves = s.curves;
+  const std::string_view sgld = core::accounting::accountantOf<core::accounting::SgldAccountant>().id();
+  const std::string_view cyclic = core::accounting::accountantOf<core::accounting::CyclicAccountant>().id();
   for (PlotCurve& c : curves) {
     // "sgld: smallest η (Ryffel et al. 2022, Thm 3.1)": the legend keeps what, the tooltip why.
     const std::size_t paren = c.label.find(" (");
-    if ((c.id == "sgld" || c.id == "cyclic") && paren != std::string::npos) {
+    if ((c.id == sgld || c.id == cyclic) && paren != std::string::npos) {
       c.tooltip = c.label + ". " + c.tooltip;
       c.label = c.label.substr(0, paren);
     }

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "accounting/curves.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/rdp_based_accountant.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/registry.h"
@@ -24,21 +25,21 @@ std::int64_t epsilonAxisMaxSteps(const core::Params& params) {
 }
 
 namespace {
-constexpr const char* kHeadlineAccountant = "rdp";  // DP-SGD's classic baseline
+// DP-SGD's classic baseline.
+const RdpAccountant& headlineAccountant() { return accountantOf<RdpAccountant>(); }
 }  // namespace
 
 std::optional<double> tableEpsilon(const core::Params& params, Conversion conversion) {
   EpsilonOptions options;
   options.conversion = conversion;
-  const Accountant* rdp = findAccountant(kHeadlineAccountant);
-  auto e = rdp ? rdp->epsilon(params, options) : core::Result<EpsilonResult>(core::Status::notApplicable("no rdp"));
+  auto e = headlineAccountant().epsilon(params, options);
   if (!e) return std::nullopt;
   return e->epsilon;
 }
 
 std::optional<double> tableEpsilon(const AnalyticsSnapshot& snapshot) {
   for (const AccountantSummary& row : snapshot.accountants) {
-    if (row.id == kHeadlineAccountant && row.epsilon) return row.epsilon->epsilon;
+    if (row.id == headlineAccountant().id() && row.epsilon) return row.epsilon->epsilon;
   }
   return std::nullopt;
 }

@@ -2,9 +2,11 @@
 
 #include <chrono>
 
+#include "accounting/gdp_accountant.h"
+#include "accounting/heuristic_last_iterate_accountant.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/privacy_profile.h"
-#include "accounting/rdp_based_accountant.h"
+#include "accounting/rdp_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/threat_model_ladder.h"
 #include "accounting/tradeoff.h"
@@ -51,33 +53,31 @@ void addIdentity(const std::vector<double>& grid, AuditorSnapshot& s) {
 // G_μ of the CLT, the f_{ε,δ} envelope of the RDP conversion and the RDP-optimal envelope.
 void addAnalyticCurves(const core::Params& params, const EpsilonOptions& options, const std::vector<double>& grid,
                        AuditorSnapshot& s) {
-  if (const Accountant* gdp = findAccountant("gdp")) {
-    if (auto curve = gdp->tradeoff(params, grid, options)) {
-      PlotCurve c = curveOf("gdp", "gdp", "G_μ (gdp, CLT estimate)", *curve);
-      c.tooltip = "Bu, Dong, Long & Su 2020, Thm 5: the central-limit Gaussian trade-off (an estimate, not a bound)";
-      markApplicability(c, *gdp, params);
-      s.plane.push_back(std::move(c));
-    }
-  }
-  const Accountant* rdp = findAccountant("rdp");
-  if (!rdp) return;
-  if (auto curve = rdp->tradeoff(params, grid, options)) {
-    PlotCurve c = curveOf("rdp:fed", "rdp", "rdp: f_{ε,δ} over δ", *curve);
-    c.dashed = true;
-    c.tooltip = "the pointwise maximum over δ of f_{ε(δ),δ}, ε(δ) from the moments accountant's conversion";
-    markApplicability(c, *rdp, params);
+  const GdpAccountant& gdp = accountantOf<GdpAccountant>();
+  if (auto curve = gdp.tradeoff(params, grid, options)) {
+    const std::string& id = gdp.info().id;
+    PlotCurve c = curveOf(id, id, "G_μ (" + id + ", CLT estimate)", *curve);
+    c.tooltip = "Bu, Dong, Long & Su 2020, Thm 5: the central-limit Gaussian trade-off (an estimate, not a bound)";
+    markApplicability(c, gdp, params);
     s.plane.push_back(std::move(c));
   }
-  const auto* rdpBased = dynamic_cast<const RdpBasedAccountant*>(rdp);
-  if (!rdpBased) return;
+  const RdpAccountant& rdp = accountantOf<RdpAccountant>();
+  const std::string& rdpId = rdp.info().id;
+  if (auto curve = rdp.tradeoff(params, grid, options)) {
+    PlotCurve c = curveOf(rdpId + ":fed", rdpId, rdpId + ": f_{ε,δ} over δ", *curve);
+    c.dashed = true;
+    c.tooltip = "the pointwise maximum over δ of f_{ε(δ),δ}, ε(δ) from the moments accountant's conversion";
+    markApplicability(c, rdp, params);
+    s.plane.push_back(std::move(c));
+  }
   EpsilonOptions allOrders = options;
   allOrders.fixedAlpha.reset();
-  if (auto curve = renyiTradeoffCurve(*rdpBased, params, grid, allOrders)) {
-    PlotCurve c = curveOf("rdp:envelope", "rdp", "rdp: optimal envelope over α", *curve);
+  if (auto curve = renyiTradeoffCurve(rdp, params, grid, allOrders)) {
+    PlotCurve c = curveOf(rdpId + ":envelope", rdpId, rdpId + ": optimal envelope over α", *curve);
     c.tooltip =
         "max over all orders of what ε_α certifies (Balle et al. 2020; Bu, Dong, Long & Su 2020, Fig. 3): the "
         "tightest curve Rényi DP alone gives";
-    markApplicability(c, *rdp, params);
+    markApplicability(c, rdp, params);
     s.plane.push_back(std::move(c));
   }
 }
@@ -86,43 +86,44 @@ void addAnalyticCurves(const core::Params& params, const EpsilonOptions& options
 // every test's type II error) drawn, the optimistic one as the far edge of its bracket.
 void addPldDirections(const core::Params& params, const EpsilonOptions& options, const std::vector<double>& grid,
                       AuditorSnapshot& s) {
-  const auto* pld = dynamic_cast<const PldAccountant*>(findAccountant("pld"));
-  if (!pld) return;
-  const core::Result<DirectionalTradeoffs> curves = pld->directionalTradeoffs(params, grid, options);
+  const PldAccountant& pld = accountantOf<PldAccountant>();
+  const std::string& pldId = pld.info().id;
+  const core::Result<DirectionalTradeoffs> curves = pld.directionalTradeoffs(params, grid, options);
   if (!curves) {
     if (curves.status().code() != core::StatusCode::kCancelled) {
       s.error = "exact PLD trade-off: " + curves.status().message();
     }
     return;
   }
-  const std::vector<Violation> violations = pld->check(params);
+  const std::vector<Violation> violations = pld.check(params);
   struct Direction {
-    const char* id;
+    std::string id;
     const char* label;
     const char* tooltip;
     const TradeoffCurve* pessimistic;
     const TradeoffCurve* optimistic;
+    bool dashed;
   };
   const Direction directions[2] = {
-      {"pld:add", "exact PLD, add (attack's direction)",
+      {pldId + ":add", "exact PLD, add (attack's direction)",
        "T(M(D), M(D ∪ {z})): x is the FPR of the test “is z in the training set?”, so a membership attack's "
        "(FPR, FNR) must lie on or above this curve. Pessimistic discretisation; the shaded band reaches the "
        "optimistic one — the true curve lies inside.",
-       &curves->addPessimistic, &curves->addOptimistic},
-      {"pld:remove", "exact PLD, remove",
+       &curves->addPessimistic, &curves->addOptimistic, false},
+      {pldId + ":remove", "exact PLD, remove",
        "T(M(D ∪ {z}), M(D)): the reverse test (the inverse function of the add curve). Pessimistic "
        "discretisation; the shaded band reaches the optimistic one.",
-       &curves->removePessimistic, &curves->removeOptimistic},
+       &curves->removePessimistic, &curves->removeOptimistic, true},
   };
   for (const Direction& d : directions) {
-    PlotCurve c = curveOf(d.id, "pld", d.label, *d.pessimistic);
-    c.dashed = std::string(d.id) == "pld:remove";
+    PlotCurve c = curveOf(d.id, pldId, d.label, *d.pessimistic);
+    c.dashed = d.dashed;
     c.tooltip = violations.empty() ? d.tooltip : violationsText(violations);
     c.greyed = !violations.empty();
     s.plane.push_back(std::move(c));
     if (d.pessimistic->typeOne == d.optimistic->typeOne) {
-      s.planeBrackets.push_back({std::string(d.id) + ":bracket", "pld", d.pessimistic->typeOne, d.pessimistic->typeTwo,
-                                 d.optimistic->typeTwo});
+      s.planeBrackets.push_back(
+          {d.id + ":bracket", pldId, d.pessimistic->typeOne, d.pessimistic->typeTwo, d.optimistic->typeTwo});
     }
   }
 }
@@ -155,7 +156,7 @@ void addProfiles(const core::Params& params, const EpsilonOptions& options, cons
 
 // The legend names the analysis and its threat model in a few words; the tooltip says the rest.
 std::string ladderLegend(const LadderRung& r) {
-  const std::string who = r.id == "heuristic-last-iterate" ? "heuristic" : r.id;
+  const std::string who = r.id == accountantOf<HeuristicLastIterateAccountant>().id() ? "heuristic" : r.id;
   if (r.rung == "composition") return who + ": all iterates";
   if (r.rung == "heuristic") return who + ": last, linear loss";
   return who + ": last iterate";

@@ -7,6 +7,7 @@
 #include "accounting/curves.h"
 #include "accounting/pld_accountant.h"
 #include "accounting/registry.h"
+#include "accounting/shuffle_accountant.h"
 #include "accounting/stepsize_chart.h"
 #include "accounting/tradeoff.h"
 #include "common/format.h"
@@ -20,10 +21,11 @@ namespace {
 
 // The exact trade-off curve of the run.
 PlotCurve pldTradeoffCurve(const TradeoffCurve& curve) {
+  const std::string& pld = accountantOf<PldAccountant>().info().id;
   PlotCurve c;
-  c.id = "tradeoff:pld";
-  c.accountant = "pld";
-  c.label = "exact (pld)";
+  c.id = "tradeoff:" + pld;
+  c.accountant = pld;
+  c.label = "exact (" + pld + ")";
   c.tooltip = "exact trade-off of the composition (pessimistic discretisation: never above the truth)";
   c.x = curve.typeOne;
   c.y = curve.typeTwo;
@@ -44,14 +46,15 @@ std::string pldCurveTooltip(const PldCurve& curve) {
 // is left out of that curve, and a curve that failed as a whole says why in its tooltip.
 void setPldEpsilonCurves(PldSnapshot& s, const core::Result<PldCurve>& curve) {
   const double toEpochs = static_cast<double>(s.params.m) / static_cast<double>(s.params.n);
-  s.epsilonUpper.id = "pld";
-  s.epsilonUpper.accountant = "pld";
-  s.epsilonUpper.label = "pld (exact, upper)";
-  s.epsilonLower.id = "pld:lower";
-  s.epsilonLower.accountant = "pld";
-  s.epsilonLower.label = "pld (exact, lower)";
+  const std::string& pld = accountantOf<PldAccountant>().info().id;
+  s.epsilonUpper.id = pldUpperCurveId();
+  s.epsilonUpper.accountant = pld;
+  s.epsilonUpper.label = pld + " (exact, upper)";
+  s.epsilonLower.id = pldLowerCurveId();
+  s.epsilonLower.accountant = pld;
+  s.epsilonLower.label = pld + " (exact, lower)";
   s.epsilonLower.dashed = true;
-  s.epsilonLower.tooltip = "optimistic discretisation: the true ε lies between the two pld curves";
+  s.epsilonLower.tooltip = "optimistic discretisation: the true ε lies between the two " + pld + " curves";
   if (!curve) {
     s.epsilonUpper.tooltip = "no ε-vs-K curve: " + curve.status().message();
     return;
@@ -72,14 +75,17 @@ void setPldEpsilonCurves(PldSnapshot& s, const core::Result<PldCurve>& curve) {
 
 }  // namespace
 
+std::string pldUpperCurveId() { return accountantOf<PldAccountant>().info().id; }
+std::string pldLowerCurveId() { return pldUpperCurveId() + ":lower"; }
+std::string shuffleCurveId() { return accountantOf<ShuffleAccountant>().info().id; }
+
 namespace {
 
 // The shuffle lower bound at the run and along `steps`, and the note comparing it with the
 // Poisson upper bound. The Poisson bracket is at q = m/n ≥ 1/T (T = ⌈n/m⌉ batches per pass), so
 // a lower bound above it is above the Poisson ε at q = 1/T too. False when cancelled.
 bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps, const std::atomic<bool>& cancel) {
-  const Accountant* shuffle = findAccountant("shuffle");
-  if (!shuffle) return true;
+  const ShuffleAccountant* shuffle = &accountantOf<ShuffleAccountant>();
   AccountantSummary& row = s.shuffle;
   row.id = std::string(shuffle->id());
   row.name = std::string(shuffle->name());
@@ -98,8 +104,9 @@ bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps
     row.error = eps.status().message();
   }
   PlotCurve& curve = s.shuffleCurve;
-  curve.id = curve.accountant = row.id;
-  curve.label = "shuffle (lower bound)";
+  curve.id = shuffleCurveId();
+  curve.accountant = row.id;
+  curve.label = row.id + " (lower bound)";
   curve.greyed = !row.violations.empty();
   curve.tooltip = curve.greyed
                       ? violationsText(row.violations)

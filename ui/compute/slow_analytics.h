@@ -38,6 +38,12 @@ struct PldSnapshot {
 
 inline constexpr int kPldCurvePoints = 24;
 
+// The ids of the ε chart's pld and shuffle curves, made from the accountants' ids: the upper and
+// lower ε-vs-K bracket ("pld", "pld:lower") and the shuffle lower bound ("shuffle").
+std::string pldUpperCurveId();
+std::string pldLowerCurveId();
+std::string shuffleCurveId();
+
 // The K of the ε-vs-K bracket: kPldCurvePoints log-spaced from 1 to epsilonAxisMaxSteps(params)
 // (the analytic curves' axis), rounded, repeats dropped — `dpx curve --vary K --from 1 --to <max>
 // --points 24 --spacing log` without its repeats.

@@ -22,9 +22,15 @@
 #include "accounting/configuration_check.h"
 #include "common/params.h"
 #include "training/dataset.h"
+#include "training/mechanism.h"
 #include "training/network.h"
 
 namespace dpx::ui {
+
+// A mechanism's id as TrainerSettings::mechanisms holds it.
+inline QString mechanismText(core::training::Mechanism m) {
+  return QString::fromLatin1(core::training::mechanismId(m).data());
+}
 
 // What the trainer runs, besides the knobs.
 struct TrainerSettings {
@@ -36,7 +42,9 @@ struct TrainerSettings {
   // The model trained: softmax regression, or a network (not convex: the accountants that need a
   // convex loss are greyed, and the mechanisms that rest on them are not trained).
   core::training::ModelSpec model;
-  QStringList mechanisms{QStringLiteral("dp-sgld"), QStringLiteral("dp-sgd"), QStringLiteral("sgd")};
+  QStringList mechanisms{mechanismText(core::training::Mechanism::kDpSgld),
+                         mechanismText(core::training::Mechanism::kDpSgd),
+                         mechanismText(core::training::Mechanism::kSgd)};
   bool calibrate = true;  // calibrate each mechanism to the target ε
   // The target; unset: follow the ε the table shows for the current knobs (the rdp row).
   std::optional<double> targetEpsilon;
