@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/pld_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/tradeoff.h"
 #include "audit/membership_inference.h"
@@ -56,7 +57,9 @@ std::optional<accounting::TradeoffCurve> provenCurveOf(const AuditReport& report
   std::optional<accounting::TradeoffCurve> curve;
   std::string provers;
   for (const AccountantEpsilon& a : report.accountantEpsilons) {
-    if (a.kind != accounting::BoundKind::kUpper || !a.applicable || (dpSgd && a.accountant != "pld")) continue;
+    if (a.kind != accounting::BoundKind::kUpper || !a.applicable ||
+        (dpSgd && a.accountant != accounting::accountantOf<accounting::PldAccountant>().id()))
+      continue;
     const accounting::Accountant* accountant = accounting::findAccountant(a.accountant);
     if (!accountant) continue;
     Result<accounting::TradeoffCurve> c = accountant->tradeoff(p, grid);

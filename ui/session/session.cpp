@@ -120,12 +120,16 @@ std::optional<TrainingRequest> Session::trainingRequest(QString* error) const {
     request.mechanisms.push_back(info.mechanism);
   }
   if (request.mechanisms.empty()) {
-    *error = refused.isEmpty() ? QStringLiteral("Tick at least one mechanism.")
-                               : QStringLiteral(
-                                     "%1 cannot train the %2 (non-convex model): tick dp-sgd, "
-                                     "sgld-posterior or sgd.")
-                                     .arg(refused.join(QStringLiteral(", ")),
-                                          QString::fromLatin1(modelKindName(t.model.kind).data()));
+    QStringList trainable;
+    for (const MechanismInfo& info : mechanismInfos()) {
+      if (mechanismTrainsModel(info.mechanism, t.model).isOk()) trainable << QString::fromLatin1(info.id.data());
+    }
+    if (trainable.size() > 1) trainable.last().prepend(QStringLiteral("or "));
+    *error = refused.isEmpty()
+                 ? QStringLiteral("Tick at least one mechanism.")
+                 : QStringLiteral("%1 cannot train the %2 (non-convex model): tick %3.")
+                       .arg(refused.join(QStringLiteral(", ")), QString::fromLatin1(modelKindName(t.model.kind).data()),
+                            trainable.join(trainable.size() > 2 ? QStringLiteral(", ") : QStringLiteral(" ")));
     return std::nullopt;
   }
   TrainerConfig& c = request.base;
