@@ -104,7 +104,9 @@ ConfigurationCheckView::ConfigurationCheckView(ParameterModel* model, QWidget* p
   request();
 }
 
-void ConfigurationCheckView::request() { m_view.schedule(m_model->lastEditDragged() ? kDragDebounceMs : 0); }
+void ConfigurationCheckView::request() {
+  m_view.schedule(m_model->lastEditDragged() ? kDragDebounceMs : kEditDebounceMs);
+}
 
 // The knobs the charts show: the last valid ones while the current combination is invalid.
 void ConfigurationCheckView::start() {

@@ -4,8 +4,8 @@
 // trainer's ticked private mechanisms (rdp and pld when none is ticked), each on its own sampler
 // unless Advanced sets one; with calibration on, the target ε (typed, or the table's) is checked
 // instead of the ε at the knobs' σ. Recomputed on a worker whenever the knobs, the trainer's
-// settings, the conversion or the batch averaging change (after a drag rests: its findings would
-// flicker past unread), so the GUI thread only fills the list.
+// settings, the conversion or the batch averaging change (after the charts: once a drag rests,
+// its findings would flicker past unread), so the GUI thread only fills the list.
 #pragma once
 
 #include <QGroupBox>
@@ -42,7 +42,10 @@ ModelCheck checkModelState(const ModelState& state, core::accounting::BatchAvera
 class ConfigurationCheckView : public QGroupBox {
   Q_OBJECT
  public:
+  // The list waits for a drag to rest, and after any other change lets the charts above it
+  // paint first (its findings are read after the curves, not in the same frame).
   static constexpr int kDragDebounceMs = 150;
+  static constexpr int kEditDebounceMs = 40;
   explicit ConfigurationCheckView(ParameterModel* model, QWidget* parent = nullptr);
   QListWidget* list() const { return m_list; }
   // "error: sampling: …" per row, or the single "No mismatches" row (tests, reports).

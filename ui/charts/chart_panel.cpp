@@ -353,15 +353,21 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   if (curve.label == label && drawnAlike(curve.style, style) && curve.points == clean && curve.series->count() > 0) {
     return;  // a knob most curves do not read: no replace(), no repaint
   }
-  // A new legend label or style re-lays out the chart (its legend is rich text); most changes
-  // only move the points.
-  const bool relabelled = curve.label != label || curve.series->name().isEmpty();
+  // A new legend label or style re-lays out the chart (its legend is rich text), a few
+  // milliseconds a frame: while values stream in, a label that only carries a number ("ε = 1.2")
+  // keeps its old text until they rest, when setDraftDrawing(false) shows the new one.
+  const bool fresh = curve.series->name().isEmpty();
+  const bool relabelled = curve.shownLabel != label || fresh;
   const bool restyled = !drawnAlike(curve.style, style);
   curve.label = label;
   curve.points = std::move(clean);
   curve.style = style;
-  if (relabelled) curve.series->setName(label.toHtmlEscaped());  // rich text: "η < 1/β" must survive
-  if (relabelled || restyled) applyStyle(curve);
+  if (relabelled && m_draft && !fresh) {
+    m_pendingLabels.insert(id);
+  } else if (relabelled) {
+    showLabel(curve);
+  }
+  if (fresh || restyled) applyStyle(curve);
   if (m_deferRedraws) {
     m_pendingRedraws.insert(id);
   } else {
@@ -534,6 +540,7 @@ void ChartPanel::removeCurve(const QString& id) {
   m_curves.erase(it);
   m_order.removeAll(id);
   m_pendingRedraws.remove(id);
+  m_pendingLabels.remove(id);
 }
 
 void ChartPanel::removeCurvesExcept(const QSet<QString>& keep) {
@@ -570,9 +577,20 @@ void ChartPanel::setMarker(std::optional<double> x, const QString& label) {
   m_marker->setName(label.isEmpty() ? QStringLiteral("current") : label);
 }
 
+void ChartPanel::showLabel(Curve& curve) {
+  curve.shownLabel = curve.label;
+  curve.series->setName(curve.label.toHtmlEscaped());  // rich text: "η < 1/β" must survive
+}
+
 void ChartPanel::setDraftDrawing(bool draft) {
   if (draft == m_draft) return;
   m_draft = draft;
+  if (!draft) {
+    for (const QString& id : std::as_const(m_pendingLabels)) {
+      if (const auto it = m_curves.find(id); it != m_curves.end()) showLabel(it->second);
+    }
+    m_pendingLabels.clear();
+  }
   if (!draft && m_shownRanges) refreshAxes();             // the axes held during the drafts fit the data again
   m_view->setRenderHint(QPainter::Antialiasing, !draft);  // repaints the view
 }

@@ -145,6 +145,7 @@ class ChartPanel : public QWidget {
   struct Curve {
     QXYSeries* series = nullptr;
     QString label;
+    QString shownLabel;  // in the legend: the label, or while values stream in the one before
     QVector<QPointF> points;
     CurveStyle style;
     QStringList pointNotes;
@@ -179,6 +180,7 @@ class ChartPanel : public QWidget {
   void fitLogLabels();
   void attach(QXYSeries* series);
   void applyStyle(Curve& curve);
+  void showLabel(Curve& curve);
   void redraw(Curve& curve);
   // Data to pixels as the axes map it now (offsets dropped); empty before the chart is laid out.
   std::function<QPointF(const QPointF&)> pixelMap() const;
@@ -205,6 +207,7 @@ class ChartPanel : public QWidget {
   std::optional<AxisRanges> m_shownRanges;  // what the axes show since the last refreshAxes()
   bool m_deferRedraws = false;
   QSet<QString> m_pendingRedraws;  // curves set since deferRedraws(), not yet drawn
+  QSet<QString> m_pendingLabels;   // legend labels held while values stream in
   QSizeF m_simplifiedFor;          // the plot size the drawn lines were simplified for
 };
 
