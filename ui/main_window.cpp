@@ -35,6 +35,7 @@
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "common/format.h"
+#include "compute/run_headline.h"
 #include "configuration_check_view.h"
 #include "frontier_panel.h"
 #include "parameter_panel.h"
@@ -109,6 +110,13 @@ QWidget* MainWindow::buildPrivacyTab() {
   layout->setContentsMargins(2, 2, 2, 2);
   m_charts = new ExplorerCharts(privacy);
   layout->addLayout(buildViewToggles(privacy));
+  m_headline = new QLabel(privacy);
+  m_headline->setObjectName(QStringLiteral("runHeadline"));
+  m_headline->setTextFormat(Qt::RichText);
+  m_headline->setWordWrap(true);
+  m_headline->setContentsMargins(4, 2, 4, 2);
+  m_headline->setText(QStringLiteral("Computing the run's ε…"));
+  layout->addWidget(m_headline);
   auto* split = new QSplitter(Qt::Vertical, privacy);
   auto* grid = new QWidget(split);
   auto* gridLayout = new QGridLayout(grid);
@@ -202,12 +210,14 @@ void MainWindow::connectViews() {
     m_charts->showAnalytics(*snapshot);
     m_table->showAnalytics(*snapshot);
     m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
+    refreshHeadline();
     Q_EMIT analyticsApplied();
   });
   connect(views, &PrivacyViews::pldProgress, m_table, &AccountantTable::showPldProgress);
   connect(views, &PrivacyViews::pldReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
     m_charts->showPld(*snapshot);
     m_table->showPld(*snapshot);
+    refreshHeadline();
     Q_EMIT pldApplied();
   });
   connect(views, &PrivacyViews::shuffleReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
@@ -218,6 +228,7 @@ void MainWindow::connectViews() {
   connect(views, &PrivacyViews::pldCleared, this, [this] {
     m_charts->clearPld();
     m_table->clearPld();
+    refreshHeadline();
   });
   connect(views, &PrivacyViews::stepsizeReady, this, [this](std::shared_ptr<const StepsizeSnapshot> snapshot) {
     m_charts->showStepsize(*snapshot);
@@ -350,6 +361,46 @@ void MainWindow::buildHelpMenu() {
                        "last-iterate cyclic DP-SGD, output perturbation, SG-MCMC step sizes. "
                        "Command line: <tt>dpx --help</tt>."));
   });
+}
+
+// One answer above the table: the tightest upper bound that applies, what it allows an attack,
+// and the analyses that do not apply, each with the assumption that fails.
+void MainWindow::refreshHeadline() {
+  const std::shared_ptr<const AnalyticsSnapshot> analytics = m_privacyViews->lastAnalytics();
+  if (!analytics) return;
+  const std::shared_ptr<const PldSnapshot> pld = m_privacyViews->lastPld();
+  const std::optional<RunHeadline> h = runHeadline(*analytics, pld.get());
+  const auto num = [](double v, int digits) { return QString::fromStdString(core::formatNumber(v, digits)); };
+  QString text;
+  if (!h) {
+    text = QStringLiteral(
+        "<b>No upper bound applies to this run</b>: every analysis's assumptions fail (the "
+        "table says which); its ε is not proven.");
+  } else {
+    text = QStringLiteral(
+               "<span style='font-size:115%'><b>This run: ε ≤ %1 at δ = %2</b></span> — %3 (%4), %5 "
+               "that apply to DP-SGD on %9 batches. A membership-inference attack's "
+               "true-positive rate at %6 % false positives is at most <b>%7 %</b>%8.")
+               .arg(num(h->epsilon, 4), num(h->delta, 3), QString::fromStdString(h->accountantId).toHtmlEscaped(),
+                    QString::fromStdString(h->exact ? h->accountantName + ", exact bracket's upper end"
+                                                    : h->accountantName)
+                        .toHtmlEscaped(),
+                    h->applicable == 1 ? QStringLiteral("the one upper bound")
+                                       : QStringLiteral("the tightest of the %1 upper bounds").arg(h->applicable),
+                    num(100 * kHeadlineFpr, 3), num(100 * h->tprAtFpr, 3),
+                    h->tprExact ? QStringLiteral(" (its exact trade-off curve)") : QString(),
+                    h->sampler == "poisson" ? QStringLiteral("Poisson") : QString::fromStdString(h->sampler));
+    constexpr std::size_t kShown = 3;
+    for (std::size_t i = 0; i < h->notApplying.size() && i < kShown; ++i) {
+      text += QStringLiteral("<br><span style='color:#8a5a00'>Does not apply: %1</span>")
+                  .arg(QString::fromStdString(h->notApplying[i]).toHtmlEscaped());
+    }
+    if (h->notApplying.size() > kShown) {
+      text += QStringLiteral("<br><span style='color:#8a5a00'>… and %1 more, greyed in the table.</span>")
+                  .arg(h->notApplying.size() - kShown);
+    }
+  }
+  m_headline->setText(text);
 }
 
 void MainWindow::showStatus(const QString& text, bool error) {

@@ -53,6 +53,7 @@ class MainWindow : public QMainWindow {
   FrontierPanel* frontierPanel() const { return m_frontier; }
   AuditorTab* auditorTab() const { return m_auditor; }
   QTabWidget* tabs() const { return m_tabs; }
+  QLabel* headline() const { return m_headline; }
   QList<ChartPanel*> allCharts() const;
 
   PrivacyViews* privacyViews() const { return m_privacyViews.get(); }
@@ -108,6 +109,7 @@ class MainWindow : public QMainWindow {
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void showStatus(const QString& text, bool error = false);
+  void refreshHeadline();
   std::unique_ptr<QSettings> m_ownSettings;
   QSettings* m_settings;
   ParameterModel m_model;
@@ -123,6 +125,7 @@ class MainWindow : public QMainWindow {
   AuditorTab* m_auditor = nullptr;
   QTabWidget* m_tabs = nullptr;
   QLabel* m_timing = nullptr;
+  QLabel* m_headline = nullptr;
   QMenu* m_recentMenu = nullptr;
 };
 
