@@ -205,6 +205,8 @@ void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
 // The Privacy tab draws what its controllers deliver; the panels talk through the session.
 void MainWindow::connectViews() {
   PrivacyViews* views = m_privacyViews.get();
+  connect(&m_model, &ParameterModel::dataBindingAdjusted, this,
+          [this](const QString& message) { showStatus(QStringLiteral("n from the data: ") + message, true); });
   connect(views, &PrivacyViews::draftDrawingChanged, m_charts, &ExplorerCharts::setDraftDrawing);
   connect(views, &PrivacyViews::analyticsReady, this, [this](std::shared_ptr<const AnalyticsSnapshot> snapshot) {
     m_charts->showAnalytics(*snapshot);

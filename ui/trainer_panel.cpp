@@ -25,6 +25,7 @@ using namespace core::training;
 namespace {
 
 QString number(double v, int digits = 4) { return QString::fromStdString(core::formatNumber(v, digits)); }
+QString durationText(double seconds) { return QString::fromStdString(core::formatDuration(seconds)); }
 
 // "60000 training · 10000 test records · 3969 ScatterNet features · 10 classes".
 QString dataInfoText(const DataInfo& info) {
@@ -382,6 +383,8 @@ void TrainerPanel::connectController() {
     m_dataInfo->setText(QStringLiteral("computing ScatterNet features: %1 %").arg(std::lround(100 * fraction)));
   });
   connect(&m_controller, &TrainingController::dataFailed, this, [this](const QString& source, const QString& message) {
+    m_dataProblems[source] = message;
+    updateButtons();
     if (source != currentSource()) return;
     m_dataInfo->setText(QStringLiteral("could not be loaded"));
     m_status->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>").arg(message.toHtmlEscaped()));
@@ -391,6 +394,10 @@ void TrainerPanel::connectController() {
     clearRun();
     updateButtons();
   });
+  connect(m_model, &ParameterModel::dataBindingAdjusted, this, [this](const QString& message) {
+    m_status->setText(
+        QStringLiteral("<span style='color:#8a5a00'>n from the data: %1.</span>").arg(message.toHtmlEscaped()));
+  });
   connect(&m_controller, &TrainingController::runStarted, this, [this](const QString& id, const QString& details) {
     m_status->setText(QStringLiteral("%1: %2").arg(id, details));
   });
@@ -399,7 +406,9 @@ void TrainerPanel::connectController() {
     double sum = 0.0;
     for (const auto& [mechanism, fraction] : m_fractions) sum += fraction;
     const auto count = m_controller.lastRequest() ? m_controller.lastRequest()->mechanisms.size() : std::size_t{1};
-    m_progress->setValue(static_cast<int>(1000 * sum / static_cast<double>(std::max<std::size_t>(1, count))));
+    const double done = sum / static_cast<double>(std::max<std::size_t>(1, count));
+    m_progress->setValue(static_cast<int>(1000 * done));
+    showRemaining(done);
   });
   connect(&m_controller, &TrainingController::epochDone, this, &TrainerPanel::onEpoch);
   connect(&m_controller, &TrainingController::runFinished, this, &TrainerPanel::onRunFinished);
@@ -410,6 +419,16 @@ void TrainerPanel::connectController() {
 }
 
 void TrainerPanel::onDataReady(const QString& source, const DataInfo& info) {
+  const auto minN = static_cast<qint64>(core::knobInfo(core::Knob::kN).min);
+  if (info.trainRecords < minN) {
+    m_dataProblems[source] = QStringLiteral("%1 has %2 training records; a run needs at least %3")
+                                 .arg(source)
+                                 .arg(info.trainRecords)
+                                 .arg(minN);
+  } else {
+    m_dataProblems.remove(source);
+  }
+  updateButtons();
   m_model->setDataSize(source, info.trainRecords);
   if (source != currentSource()) return;
   m_dataInfo->setText(dataInfoText(info));
@@ -428,6 +447,7 @@ void TrainerPanel::onFinished(bool cancelled) {
     m_status->setText(QStringLiteral("Cancelled; ε shown is for the steps that ran."));
   } else {
     m_progress->setValue(1000);
+    m_progress->setFormat(QStringLiteral("%p %"));
     m_status->setText(QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
                           .arg(m_controller.results().size())
                           .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3)));
@@ -546,6 +566,7 @@ void TrainerPanel::refreshFromModel() {
     m_calibrate->setChecked(t.calibrate);
   }
   m_target->setEnabled(t.calibrate);
+  updateButtons();
   if (!m_target->hasFocus()) m_target->setText(t.targetEpsilon ? number(*t.targetEpsilon, 6) : QString());
   if (const auto info = m_controller.dataInfo(dataKey())) {
     m_dataInfo->setText(dataInfoText(*info));
@@ -583,6 +604,11 @@ std::optional<TrainingRequest> TrainerPanel::buildRequest(QString* error) const 
 }
 
 void TrainerPanel::start() {
+  if (const auto problem = m_dataProblems.constFind(currentSource()); problem != m_dataProblems.constEnd()) {
+    m_status->setText(
+        QStringLiteral("<span style='color:#b71c1c'>Cannot train: %1</span>").arg(problem->toHtmlEscaped()));
+    return;
+  }
   QString error;
   const std::optional<TrainingRequest> request = buildRequest(&error);
   if (!request) {
@@ -590,8 +616,32 @@ void TrainerPanel::start() {
     return;
   }
   m_status->setText(QStringLiteral("Loading %1…").arg(currentSource()));
+  m_estimatedSeconds = m_controller.estimateSeconds(*request);
   m_controller.start(*request);
+  if (m_estimatedSeconds && *m_estimatedSeconds > kLongRunSeconds) {
+    m_status->setText(QStringLiteral("This run takes about %1 on this machine (estimated from the measured "
+                                     "training rate); Cancel stops it.")
+                          .arg(durationText(*m_estimatedSeconds)));
+  }
+  showRemaining(0.0);
   updateButtons();
+}
+
+// Runs over kLongRunSeconds show how long is left in the progress bar: from the estimate until
+// enough of the run has passed to extrapolate its own pace.
+void TrainerPanel::showRemaining(double fractionDone) {
+  const double elapsed = m_runClock.isValid() ? static_cast<double>(m_runClock.elapsed()) / 1000.0 : 0.0;
+  std::optional<double> total;
+  if (fractionDone >= 0.02 && elapsed >= 1.0) {
+    total = elapsed / fractionDone;
+  } else if (m_estimatedSeconds) {
+    total = *m_estimatedSeconds;
+  }
+  if (!total || *total <= kLongRunSeconds || !m_controller.running()) {
+    m_progress->setFormat(QStringLiteral("%p %"));
+    return;
+  }
+  m_progress->setFormat(QStringLiteral("%p % · about %1 left").arg(durationText(std::max(0.0, *total - elapsed))));
 }
 
 void TrainerPanel::onSettled() {
@@ -635,6 +685,10 @@ void TrainerPanel::clearRun() {
 void TrainerPanel::updateButtons() {
   const bool running = m_controller.running();
   m_start->setText(running ? QStringLiteral("Restart") : QStringLiteral("Start"));
+  const auto problem = m_dataProblems.constFind(currentSource());
+  const bool usable = problem == m_dataProblems.constEnd();
+  m_start->setEnabled(usable);
+  m_start->setToolTip(usable ? QString() : QStringLiteral("Cannot train: %1").arg(*problem));
   m_pause->setEnabled(running);
   m_cancel->setEnabled(running);
   m_pause->setText(m_controller.paused() ? QStringLiteral("Resume") : QStringLiteral("Pause"));

@@ -18,6 +18,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSet>
@@ -34,6 +35,8 @@
 
 namespace dpx::ui {
 
+// A run estimated longer than this shows its estimate and the time left.
+inline constexpr double kLongRunSeconds = 10.0;
 // Epochs that stream in faster than this are drawn together.
 inline constexpr int kEpochRedrawMs = 40;
 
@@ -104,6 +107,7 @@ class TrainerPanel : public QWidget {
   void drawHistory(const QString& mechanism);
   void onRunFinished(const QString& mechanism, const core::training::TrainingResult& result);
   void updateButtons();
+  void showRemaining(double fractionDone);
   void clearRun();
   void editTrainer(const std::function<void(TrainerSettings&)>& edit, const QString& text);
   QString currentSource() const;
@@ -137,6 +141,9 @@ class TrainerPanel : public QWidget {
   QElapsedTimer m_runClock;  // since the run started (loading, calibration and training)
   QSet<QString> m_dirty;     // mechanisms with epochs not drawn yet
   bool m_liveWaitingForData = false;
+  // Sources that cannot be trained on (failed to load, too few records), with the reason.
+  QMap<QString, QString> m_dataProblems;
+  std::optional<double> m_estimatedSeconds;  // of the run started last
   std::map<QString, std::vector<core::training::EpochRecord>> m_history;
   std::map<QString, double> m_fractions;
 };

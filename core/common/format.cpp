@@ -48,4 +48,19 @@ double roundedDownToPrinted(double value, int significantDigits) {
   return readBack(printed - lastDigitUnit(value, significantDigits), significantDigits);
 }
 
+std::string formatDuration(double seconds) {
+  if (!(seconds >= 0.0)) seconds = 0.0;
+  if (seconds < 59.5) return std::to_string(std::lround(std::max(seconds, seconds > 0.0 ? 1.0 : 0.0))) + " s";
+  if (seconds < 3600.0 - 0.5) {
+    const long total = std::lround(seconds);
+    const long minutes = total / 60;
+    const long rest = total % 60;
+    return std::to_string(minutes) + " min" + (rest != 0 ? " " + std::to_string(rest) + " s" : std::string());
+  }
+  const long totalMinutes = std::lround(seconds / 60.0);
+  const long hours = totalMinutes / 60;
+  const long minutes = totalMinutes % 60;
+  return std::to_string(hours) + " h" + (minutes != 0 ? " " + std::to_string(minutes) + " min" : std::string());
+}
+
 }  // namespace dpx::core

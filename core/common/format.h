@@ -15,4 +15,8 @@ std::string formatNumber(double value, int significantDigits = 10);
 double roundedUpToPrinted(double value, int significantDigits = 10);
 double roundedDownToPrinted(double value, int significantDigits = 10);
 
+// A wait as people say it: "8 s", "4 min 10 s", "2 h 5 min" (seconds ≥ 0; rounded to whole
+// seconds, or to minutes beyond an hour).
+std::string formatDuration(double seconds);
+
 }  // namespace dpx::core

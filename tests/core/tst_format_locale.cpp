@@ -61,6 +61,17 @@ class TestFormatLocale : public QObject {
     QCOMPARE(parsed->find("epsilon")->asNumber(), 2.59707952);
   }
 
+  // Waits are said in the largest two units, rounded where a unit carries over.
+  void durationsAsPeopleSayThem() {
+    QCOMPARE(dpx::core::formatDuration(0.0), std::string("0 s"));
+    QCOMPARE(dpx::core::formatDuration(0.3), std::string("1 s"));
+    QCOMPARE(dpx::core::formatDuration(8.4), std::string("8 s"));
+    QCOMPARE(dpx::core::formatDuration(59.7), std::string("1 min"));
+    QCOMPARE(dpx::core::formatDuration(250.0), std::string("4 min 10 s"));
+    QCOMPARE(dpx::core::formatDuration(3599.8), std::string("1 h"));
+    QCOMPARE(dpx::core::formatDuration(7500.0), std::string("2 h 5 min"));
+    QCOMPARE(dpx::core::formatDuration(-1.0), std::string("0 s"));
+  }
   void cleanupTestCase() { std::setlocale(LC_ALL, "C"); }
 };
 

@@ -5,11 +5,13 @@
 // computes on digits.
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <cmath>
 
 #include "accounting/registry.h"
@@ -143,6 +145,100 @@ class TestTrainerPanel : public QObject {
     QTableWidgetItem* sigma = t->resultsTable()->item(0, 3);
     QVERIFY2(sigma->text().contains(QStringLiteral("knob 2.5")), qPrintable(sigma->text()));
     QVERIFY2(sigma->toolTip().contains(QStringLiteral("calibrated")), qPrintable(sigma->toolTip()));
+  }
+
+  // A user's run-length accident, replayed: a tiny CSV (fewer records than the batch), then
+  // Fashion-MNIST. The epochs stay the digits' (not multiplied by m/n of the tiny data), m is
+  // capped at the tiny data's size with a message, no step of undo passes through an invalid
+  // state, a file that fails to load or is too small disables Start with the reason, and a run
+  // estimated over 10 s says how long it takes and how long is left.
+  void runLengthsStaySafeAcrossDatasets() {
+    MainWindow w(m_settings.get());
+    w.show();
+    TrainerPanel* t = w.trainerPanel();
+    QVERIFY(openTrainingTab(w));
+    const int firstUndo = w.model()->undoStack()->index();
+    const double epochs = nominalEpochs(w.model()->params());
+    const std::int64_t m = w.model()->params().m;
+    QVERIFY(m > 20);
+    const QString tiny = m_dir.filePath(QStringLiteral("tiny.csv"));
+    {
+      QFile f(tiny);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      for (int i = 0; i < 25; ++i)
+        f.write(QStringLiteral("%1,%2,%3\n").arg(i * 0.1).arg(1.0 - i * 0.03).arg(i % 2).toUtf8());
+    }
+    QSignalSpy adjusted(w.model(), &ParameterModel::dataBindingAdjusted);
+    t->setSource(tiny);
+    t->ensureDataLoaded();
+    QVERIFY(QTest::qWaitFor([&] { return w.model()->params().n < 25; }, 10000));
+    const Params onTiny = w.model()->params();
+    QVERIFY2(onTiny.validate().isOk(), onTiny.validate().message().c_str());
+    QCOMPARE(onTiny.m, onTiny.n);  // the batch capped at the data
+    QCOMPARE(nominalEpochs(onTiny), epochs);
+    QVERIFY(!adjusted.isEmpty());
+    QVERIFY2(adjusted.last().at(0).toString().contains(QStringLiteral("full batch")),
+             qPrintable(adjusted.last().at(0).toString()));
+    QVERIFY(t->startButton()->isEnabled());
+
+    // A file that breaks: Start is disabled with the parser's reason, and pressing it anyway runs nothing.
+    const QString broken = m_dir.filePath(QStringLiteral("broken.csv"));
+    {
+      QFile f(broken);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("1,2,0\n3,abc,1\n");
+    }
+    t->setSource(broken);
+    t->ensureDataLoaded();
+    QTRY_VERIFY_WITH_TIMEOUT(!t->startButton()->isEnabled(), 10000);
+    QVERIFY2(t->startButton()->toolTip().contains(QStringLiteral("line 2")), qPrintable(t->startButton()->toolTip()));
+    t->start();
+    QVERIFY(!t->controller()->running());
+    QVERIFY2(t->statusLabel()->text().contains(QStringLiteral("Cannot train")), qPrintable(t->statusLabel()->text()));
+
+    // Too few records to be a run: n is not bound to them and Start says why.
+    const QString fewer = m_dir.filePath(QStringLiteral("five.csv"));
+    {
+      QFile f(fewer);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("1,2,0\n3,4,1\n5,6,0\n7,8,1\n9,10,0\n");
+    }
+    adjusted.clear();
+    t->setSource(fewer);
+    t->ensureDataLoaded();
+    QTRY_VERIFY_WITH_TIMEOUT(!t->startButton()->isEnabled(), 10000);
+    QCOMPARE(w.model()->params().n, onTiny.n);
+    QVERIFY(!adjusted.isEmpty());
+    QVERIFY2(adjusted.last().at(0).toString().contains(QStringLiteral("fewer than the smallest n")),
+             qPrintable(adjusted.last().at(0).toString()));
+
+    if (QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))) {
+      t->setSource(QStringLiteral("builtin:fashion-mnist"));
+      QVERIFY(QTest::qWaitFor([&] { return w.model()->params().n == 60000; }, 30000));
+      const Params onFashion = w.model()->params();
+      QVERIFY(t->startButton()->isEnabled());
+      QCOMPARE(nominalEpochs(onFashion), epochs);  // before: 60 epochs became 15 360
+      QVERIFY(onFashion.K <= static_cast<std::int64_t>(knobInfo(Knob::kK).max));
+      // 60 epochs of 60 000 images at the tiny data's batch: far beyond 10 s on any machine.
+      t->start();
+      QVERIFY2(t->statusLabel()->text().contains(QStringLiteral("takes about")), qPrintable(t->statusLabel()->text()));
+      QTRY_VERIFY_WITH_TIMEOUT(t->controller()->running(), 10000);
+      QTRY_VERIFY2_WITH_TIMEOUT(t->findChild<QProgressBar*>()->format().contains(QStringLiteral("left")),
+                                qPrintable(t->findChild<QProgressBar*>()->format()), 15000);
+      t->cancelButton()->click();
+      QTRY_VERIFY_WITH_TIMEOUT(!t->controller()->running(), 30000);
+    }
+
+    // Every state undo walks through is valid: the bindings never produced an impossible one.
+    QUndoStack* undo = w.model()->undoStack();
+    for (int index = undo->index(); index >= firstUndo; --index) {
+      undo->setIndex(index);
+      const Params p = w.model()->params();
+      QVERIFY2(p.validate().isOk(), qPrintable(QStringLiteral("undo step %1 (%2): %3")
+                                                   .arg(index)
+                                                   .arg(undo->text(index))
+                                                   .arg(QString::fromStdString(p.validate().message()))));
+    }
   }
 
   // Undo covers the trainer's settings: a ticked mechanism, the dataset, the target.

@@ -11,14 +11,48 @@ namespace dpx::ui {
 using core::Knob;
 using core::Params;
 
-core::Params bindToData(const core::Params& params, std::int64_t trainingRecords) {
-  Params p = params;
+std::optional<DataBinding> bindToData(const core::Params& params, std::int64_t trainingRecords) {
+  const auto minN = static_cast<std::int64_t>(core::knobInfo(Knob::kN).min);
+  if (trainingRecords < minN) return std::nullopt;
+  DataBinding binding;
+  Params& p = binding.params;
+  p = params;
   p.n = trainingRecords;
-  const core::Result<std::int64_t> steps = core::stepsForEpochs(core::nominalEpochs(params), p.n, std::min(p.m, p.n));
+  // The epochs the knobs train, counted with the batch a run really draws (at most the data): a
+  // tiny dataset seen in between must not multiply them into millions of steps on the next one.
+  Params drawn = params;
+  drawn.m = std::min(params.m, params.n);
+  const double epochs = core::nominalEpochs(drawn);
+  if (p.m > p.n) {
+    binding.adjustments
+        << QStringLiteral("m = %1 exceeds the data's %2 training records: m = %2 (full batch)").arg(params.m).arg(p.n);
+    p.m = p.n;
+  }
   const auto maxK = static_cast<std::int64_t>(core::knobInfo(Knob::kK).max);
+  const core::Result<std::int64_t> steps = core::stepsForEpochs(epochs, p.n, p.m);
   p.K = std::clamp<std::int64_t>(steps ? *steps : params.K, 1, maxK);
-  return p;
+  if (steps && *steps > maxK) {
+    binding.adjustments << QStringLiteral(
+                               "%1 epochs would need K = %2 steps, beyond the K slider's %3: K = %3 (%4 "
+                               "epochs)")
+                               .arg(QString::fromStdString(core::formatNumber(epochs, 4)))
+                               .arg(*steps)
+                               .arg(maxK)
+                               .arg(QString::fromStdString(core::formatNumber(p.epochs(), 4)));
+  }
+  return binding;
 }
+
+namespace {
+
+QString tooSmallForBinding(std::int64_t trainingRecords, std::int64_t n) {
+  return QStringLiteral("the data has %1 training records, fewer than the smallest n (%2): n stays %3")
+      .arg(trainingRecords)
+      .arg(core::knobInfo(Knob::kN).min)
+      .arg(n);
+}
+
+}  // namespace
 
 ParameterModel::ParameterModel(QObject* parent) : QObject(parent), m_lastValid(m_state.params) {
   m_undo.setUndoLimit(500);
@@ -137,8 +171,18 @@ void ParameterModel::setNFromData(bool bound) {
   ModelState before = m_state;
   ModelState next = m_state;
   next.trainer.nFromData = true;
-  if (const auto size = currentDataSize()) next.params = bindToData(m_state.params, *size);
+  QStringList adjustments;
+  if (const auto size = currentDataSize()) {
+    const std::optional<DataBinding> binding = bindToData(m_state.params, *size);
+    if (!binding) {
+      Q_EMIT dataBindingAdjusted(tooSmallForBinding(*size, m_state.params.n));
+      return;
+    }
+    next.params = binding->params;
+    adjustments = binding->adjustments;
+  }
   push(before, next, QStringLiteral("n from the data"), -1, 0);
+  if (!adjustments.isEmpty()) Q_EMIT dataBindingAdjusted(adjustments.join(QStringLiteral("; ")));
 }
 
 void ParameterModel::setDataSize(const QString& source, std::int64_t trainingRecords) {
@@ -160,9 +204,15 @@ void ParameterModel::enforceBinding() {
   if (!size || *size == m_state.params.n) return;
   ModelState before = m_state;
   before.trainer.nFromData = false;
+  const std::optional<DataBinding> binding = bindToData(m_state.params, *size);
+  if (!binding) {
+    Q_EMIT dataBindingAdjusted(tooSmallForBinding(*size, m_state.params.n));
+    return;
+  }
   ModelState after = m_state;
-  after.params = bindToData(m_state.params, *size);
+  after.params = binding->params;
   push(before, after, QStringLiteral("n = %1 from the data").arg(*size), -1, 0);
+  if (!binding->adjustments.isEmpty()) Q_EMIT dataBindingAdjusted(binding->adjustments.join(QStringLiteral("; ")));
 }
 
 void ParameterModel::setConversion(core::accounting::Conversion conversion) {

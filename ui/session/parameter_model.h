@@ -120,6 +120,8 @@ class ParameterModel : public QObject {
   void trainerChanged();
   void dataSizeChanged();  // a source's training size became known
   void validityChanged(bool valid, const QString& message);
+  // Binding n to the data changed more than n and K (m capped, K clamped) or was refused.
+  void dataBindingAdjusted(const QString& message);
   void viewChanged();
   void batchAverageChanged();
 
@@ -162,7 +164,13 @@ class SetStateCommand : public QUndoCommand {
   int m_dragToken;
 };
 
-// n = data size with K = ⌈E·n/m⌉ for the epochs E the knobs had (core::nominalEpochs).
-core::Params bindToData(const core::Params& params, std::int64_t trainingRecords);
+struct DataBinding {
+  core::Params params;
+  QStringList adjustments;  // what else the binding had to change, and why, in words
+};
+// n = the data's training size, m ≤ n, and K = ⌈E·n/m⌉ for the epochs E the knobs had
+// (core::nominalEpochs, counted with the batch a run draws: at most n), within K's slider range.
+// Nullopt when the data has fewer records than n's minimum: no run is possible, n is not bound.
+std::optional<DataBinding> bindToData(const core::Params& params, std::int64_t trainingRecords);
 
 }  // namespace dpx::ui
