@@ -82,6 +82,40 @@ std::optional<double> parseTypedNumber(const QString& text) {
   return value;
 }
 
+QString typedNumberProblem(const QString& text) {
+  const QString shown = text.trimmed();
+  if (shown.isEmpty()) return QStringLiteral("type a number");
+  const std::string s = shown.toStdString();
+  double value = 0.0;
+  const char* first = s.data() + (s[0] == '+' ? 1 : 0);
+  const char* last = s.data() + s.size();
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (ec == std::errc::result_out_of_range && end == last) {
+    return QStringLiteral("'%1' is beyond the largest number (about 1.8e308)").arg(shown);
+  }
+  if (ec != std::errc() || end != last) return QStringLiteral("'%1' is not a number").arg(shown);
+  if (!std::isfinite(value)) return QStringLiteral("'%1' is not a finite number").arg(shown);
+  return {};
+}
+
+ElidedLabel::ElidedLabel(QWidget* parent) : QLabel(parent) {
+  // Never widens the panel: the full text is in the tooltip.
+  setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+}
+
+void ElidedLabel::setFullText(const QString& text) {
+  m_full = text;
+  setToolTip(text);
+  elide();
+}
+
+void ElidedLabel::resizeEvent(QResizeEvent* event) {
+  QLabel::resizeEvent(event);
+  elide();
+}
+
+void ElidedLabel::elide() { setText(fontMetrics().elidedText(m_full, Qt::ElideRight, std::max(0, width()))); }
+
 namespace {
 
 QString tooltipFor(const KnobInfo& info) {
@@ -110,6 +144,7 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
   m_note = new QLabel(this);
   m_note->setStyleSheet(QStringLiteral("color: palette(mid);"));
   QLabel* arrow = buildArrow(info);
+  m_arrow = arrow;
   buildInputs(info);
   grid->addWidget(name, 0, 0);
   if (knob == Knob::kN) {
@@ -118,6 +153,13 @@ KnobWidget::KnobWidget(Knob knob, ParameterModel* model, QWidget* parent)
     grid->addWidget(m_note, 0, 1, Qt::AlignRight);
     grid->addWidget(arrow, 0, 2, Qt::AlignRight);
   }
+  m_reason = new ElidedLabel(this);
+  m_reason->setObjectName(QStringLiteral("knobReason"));
+  m_reason->setStyleSheet(QStringLiteral("color: #b71c1c;"));
+  m_reason->hide();
+  // In the row of the name, over the note and the arrow: a reason that appears or goes never
+  // moves the knobs below it.
+  grid->addWidget(m_reason, 0, 1, 1, 2);
   grid->addWidget(m_slider, 1, 0, 1, 2);
   grid->addWidget(m_entry, 1, 2);
   grid->setColumnStretch(0, 1);
@@ -147,7 +189,9 @@ void KnobWidget::buildInputs(const KnobInfo& info) {
   m_slider = new QSlider(Qt::Horizontal, this);
   m_slider->setFocusPolicy(Qt::StrongFocus);
   m_entry = new QLineEdit(this);
-  m_entry->setMaximumWidth(96);
+  // Wide enough for the longest value formatNumber(·, 6) prints ("0.000123457", "1.23457e-05").
+  m_entry->setMinimumWidth(m_entry->fontMetrics().horizontalAdvance(QStringLiteral("0.000123457")) + 14);
+  m_entry->setMaximumWidth(m_entry->minimumWidth() + 24);
   m_entry->setAlignment(Qt::AlignRight);
   m_entry->setAccessibleName(QString::fromUtf8(info.title));
   m_slider->setAccessibleName(QString::fromUtf8(info.title));
@@ -215,15 +259,39 @@ void KnobWidget::refreshBinding() {
   }
 }
 
+// A value the knob cannot take stays in the field, marked, with the reason beside it, and the
+// model keeps its value: only combinations of valid knobs (m > n) reach the model invalid.
 void KnobWidget::commitTyped() {
   const std::optional<double> value = parseTypedNumber(m_entry->text());
-  if (!value) {
-    m_entry->setStyleSheet(QStringLiteral("background: #ffebee;"));
-    m_entry->setToolTip(QStringLiteral("'%1' is not a number").arg(m_entry->text()));
+  QString problem = value ? QString() : typedNumberProblem(m_entry->text());
+  if (value) {
+    const core::Status range = core::validateKnob(m_knob, *value);
+    if (!range.isOk()) problem = QString::fromStdString(range.message());
+  }
+  if (!problem.isEmpty()) {
+    m_typedProblem = problem;
+    showReason();
     return;
   }
+  m_typedProblem.clear();
   m_model->setKnob(m_knob, *value, 0);
   refresh();
+}
+
+void KnobWidget::showReason() {
+  QString reason = m_typedProblem;
+  if (reason.isEmpty()) {
+    const core::Status range = core::validateKnob(m_knob, core::knobValue(m_model->params(), m_knob));
+    if (!range.isOk()) reason = QString::fromStdString(range.message());
+  }
+  const bool ok = reason.isEmpty();
+  m_entry->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffebee;"));
+  m_entry->setToolTip(ok ? m_slider->toolTip() : reason);
+  m_reason->setFullText(reason);
+  m_reason->setVisible(!ok);
+  m_note->setVisible(ok && m_knob != Knob::kN);
+  m_arrow->setVisible(ok);
+  if (m_bind) m_bind->setVisible(ok);
 }
 
 void KnobWidget::refresh() {
@@ -239,10 +307,9 @@ void KnobWidget::refresh() {
   }
   if (!m_entry->hasFocus() || m_slider->isSliderDown()) {
     m_entry->setText(QString::fromStdString(core::formatNumber(value, 6)));
+    m_typedProblem.clear();  // the field shows the model's value again
   }
-  const bool ok = core::validateKnob(m_knob, value).isOk();
-  m_entry->setStyleSheet(ok ? QString() : QStringLiteral("background: #ffebee;"));
-  m_entry->setToolTip(ok ? m_slider->toolTip() : QString::fromStdString(core::validateKnob(m_knob, value).message()));
+  showReason();
   if (m_bind) refreshBinding();
   if (m_knob == Knob::kK) {
     setNote(QStringLiteral("%1 epochs")

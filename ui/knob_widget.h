@@ -40,6 +40,21 @@ class SliderScale {
 // ranges, the typed entry still accepts the full range). `n` bounds the batch size.
 SliderScale sliderScaleFor(core::Knob knob, double n);
 
+// A one-line label that elides its text to the width it gets (the full text in its tooltip).
+class ElidedLabel : public QLabel {
+ public:
+  explicit ElidedLabel(QWidget* parent = nullptr);
+  void setFullText(const QString& text);
+  QString fullText() const { return m_full; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void elide();
+  QString m_full;
+};
+
 class KnobWidget : public QWidget {
   Q_OBJECT
  public:
@@ -49,6 +64,8 @@ class KnobWidget : public QWidget {
   QLineEdit* entry() const { return m_entry; }
   // The text shown beside the value (e.g. epochs for K).
   void setNote(const QString& note);
+  // Why the typed or current value is refused, shown beside the name; empty when it is fine.
+  QString reason() const { return m_reason->isVisible() ? m_reason->fullText() : QString(); }
   // n only: the "from data" toggle that binds n to the loaded training set (null otherwise).
   QToolButton* bindButton() const { return m_bind; }
 
@@ -60,11 +77,15 @@ class KnobWidget : public QWidget {
   void refresh();
   void refreshBinding();
   void commitTyped();
+  void showReason();
   core::Knob m_knob;
   ParameterModel* m_model;
   QSlider* m_slider;
   QLineEdit* m_entry;
   QLabel* m_note;
+  QLabel* m_arrow = nullptr;
+  ElidedLabel* m_reason = nullptr;
+  QString m_typedProblem;  // a typed text the knob refused, while it stays in the field
   QToolButton* m_bind = nullptr;
   SliderScale m_scale;
   int m_dragToken = 0;
@@ -73,5 +94,7 @@ class KnobWidget : public QWidget {
 
 // Parses a typed number strictly ("1e-5", "0.3", "60000"); nullopt for anything else.
 std::optional<double> parseTypedNumber(const QString& text);
+// Why parseTypedNumber refuses `text`, in words ("'abc' is not a number"); empty when it accepts it.
+QString typedNumberProblem(const QString& text);
 
 }  // namespace dpx::ui

@@ -22,6 +22,7 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -94,10 +95,27 @@ QDockWidget* MainWindow::buildParameterDock() {
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(m_parameters);
   scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(330);
+  // The knobs scroll up and down, never sideways: the dock is as wide as the knobs need (a longer
+  // note such as "what-if (data: 1438)" widens it) so no field is cut at the right edge.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  const auto fitWidth = [scroll, panel = m_parameters] {
+    const int needed =
+        panel->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
+    scroll->setMinimumWidth(std::max(330, needed));
+  };
+  fitWidth();
+  connect(m_parameters, &ParameterPanel::layoutChanged, scroll, fitWidth);
+  // The message about an invalid combination sits under the knobs, outside their scroll area:
+  // when it appears or goes, no knob moves under the cursor.
+  auto* container = new QWidget(this);
+  auto* column = new QVBoxLayout(container);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  column->addWidget(scroll, 1);
+  column->addWidget(m_parameters->messageLabel());
   auto* dock = new QDockWidget(QStringLiteral("Parameters"), this);
   dock->setObjectName(QStringLiteral("parametersDock"));
-  dock->setWidget(scroll);
+  dock->setWidget(container);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
   return dock;

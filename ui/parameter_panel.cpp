@@ -1,6 +1,7 @@
 #include "parameter_panel.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QSignalBlocker>
@@ -13,7 +14,7 @@ using core::Knob;
 ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
-  buildMessage(layout);
+  buildMessage();
   addKnobGroup(layout, QStringLiteral("Run"), {Knob::kN, Knob::kM, Knob::kK, Knob::kSigma, Knob::kDelta});
   addKnobGroup(layout, QStringLiteral("Optimisation"), {Knob::kEta, Knob::kL, Knob::kLambda, Knob::kBeta});
   addKnobGroup(layout, QStringLiteral("Rényi view"), {Knob::kAlpha});
@@ -27,7 +28,13 @@ ParameterPanel::ParameterPanel(ParameterModel* model, QWidget* parent) : QWidget
   refresh();
 }
 
-void ParameterPanel::buildMessage(QVBoxLayout* layout) {
+bool ParameterPanel::event(QEvent* event) {
+  const bool handled = QWidget::event(event);
+  if (event->type() == QEvent::LayoutRequest) Q_EMIT layoutChanged();
+  return handled;
+}
+
+void ParameterPanel::buildMessage() {
   m_message = new QLabel(this);
   m_message->setObjectName(QStringLiteral("validationMessage"));
   m_message->setWordWrap(true);
@@ -35,7 +42,7 @@ void ParameterPanel::buildMessage(QVBoxLayout* layout) {
       QStringLiteral("color: #b71c1c; background: #ffebee; border: 1px solid #ef9a9a; "
                      "border-radius: 3px; padding: 4px;"));
   m_message->hide();
-  layout->addWidget(m_message);
+  // Placed by the window, under the knobs' scroll area (see MainWindow::buildParameterDock).
 }
 
 QGroupBox* ParameterPanel::addKnobGroup(QVBoxLayout* layout, const QString& title, std::initializer_list<Knob> knobs) {

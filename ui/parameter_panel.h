@@ -28,8 +28,14 @@ class ParameterPanel : public QWidget {
   QComboBox* scheduleBox() const { return m_schedule; }
   QComboBox* samplingBox() const { return m_sampling; }
 
+ Q_SIGNALS:
+  void layoutChanged();  // the knobs' minimum size may have changed (a longer note, a reason)
+
+ protected:
+  bool event(QEvent* event) override;
+
  private:
-  void buildMessage(QVBoxLayout* layout);
+  void buildMessage();
   QGroupBox* addKnobGroup(QVBoxLayout* layout, const QString& title, std::initializer_list<core::Knob> knobs);
   void buildAdvancedSettings(QGroupBox* advanced);
   void buildSettingBoxes(QGroupBox* advanced);

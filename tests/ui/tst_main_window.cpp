@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSettings>
@@ -495,6 +496,80 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.model()->params().sigma, 1.1);
     QVERIFY(waitAnalytics(w, spy));
     QCOMPARE(w.lastAnalytics()->params.sigma, 1.1);
+  }
+
+  // Every knob field shows its whole value after any preset, at both window sizes users have
+  // (before: "0.2" for η = 0.25, "1." for σ = 1.3, "351" for K = 3 516).
+  void knobFieldsShowTheirWholeValue() {
+    for (const QSize size : {QSize(1600, 1000), QSize(1366, 768)}) {
+      MainWindow w(m_settings.get());
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      for (const Preset& preset : builtinPresets()) {
+        QVERIFY(w.loadPreset(preset));
+        // n released from data of another size: n's row then carries "what-if (data: 1438)".
+        w.model()->setDataSize(w.model()->trainer().source, 1438);
+        w.model()->setNFromData(false);
+        QCoreApplication::processEvents();
+        for (int k = 0; k <= static_cast<int>(Knob::kD); ++k) {
+          QLineEdit* entry = w.parameterPanel()->knobWidget(static_cast<Knob>(k))->entry();
+          const int needed = entry->fontMetrics().horizontalAdvance(entry->text()) + 8;
+          // Shown means wide enough and inside the knobs' viewport (not cut at its right edge).
+          QWidget* viewport = w.parameterPanel()->parentWidget();
+          const QRect shown = QRect(entry->mapTo(viewport, QPoint(0, 0)), entry->size()).intersected(viewport->rect());
+          QVERIFY2(shown.width() >= needed, qPrintable(QStringLiteral("%1 × %2, preset %3: '%4' needs %5 px, shows %6")
+                                                           .arg(size.width())
+                                                           .arg(size.height())
+                                                           .arg(preset.id, entry->text())
+                                                           .arg(needed)
+                                                           .arg(shown.width())));
+        }
+      }
+    }
+  }
+
+  // A refused value keeps its text, marked, with the reason beside the field until it is fixed;
+  // neither the reason nor the combination message moves a knob under the cursor.
+  void refusedValuesSayWhyBesideTheField() {
+    MainWindow w(m_settings.get());
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    KnobWidget* sigma = w.parameterPanel()->knobWidget(Knob::kSigma);
+    KnobWidget* delta = w.parameterPanel()->knobWidget(Knob::kDelta);
+    const QPoint deltaAt = delta->mapTo(&w, QPoint(0, 0));
+    const double sigmaBefore = w.model()->params().sigma;
+    const struct {
+      const char* typed;
+      const char* reason;
+    } refused[] = {{"abc", "not a number"}, {"1e400", "beyond the largest number"}, {"1000", "sigma"}};
+    for (const auto& r : refused) {
+      sigma->entry()->setFocus();
+      sigma->entry()->setText(QString::fromLatin1(r.typed));
+      QTest::keyClick(sigma->entry(), Qt::Key_Return);
+      QVERIFY2(sigma->reason().contains(QString::fromLatin1(r.reason)), qPrintable(sigma->reason()));
+      QCOMPARE(sigma->entry()->text(), QString::fromLatin1(r.typed));
+      QCOMPARE(w.model()->params().sigma, sigmaBefore);
+      QVERIFY(w.model()->isValid());
+      QCOMPARE(delta->mapTo(&w, QPoint(0, 0)), deltaAt);
+    }
+    sigma->entry()->setText(QStringLiteral("2"));
+    QTest::keyClick(sigma->entry(), Qt::Key_Return);
+    QVERIFY(sigma->reason().isEmpty());
+    QCOMPARE(w.model()->params().sigma, 2.0);
+    // An invalid combination: the message appears under the knobs, which stay where they were.
+    KnobWidget* m = w.parameterPanel()->knobWidget(Knob::kM);
+    m->entry()->setFocus();
+    m->entry()->setText(QStringLiteral("70000"));
+    QTest::keyClick(m->entry(), Qt::Key_Return);
+    QCoreApplication::processEvents();
+    QVERIFY(w.parameterPanel()->messageLabel()->isVisibleTo(&w));
+    QCOMPARE(delta->mapTo(&w, QPoint(0, 0)), deltaAt);
+    w.model()->undoStack()->undo();
+    QCoreApplication::processEvents();
+    QVERIFY(!w.parameterPanel()->messageLabel()->isVisibleTo(&w));
+    QCOMPARE(delta->mapTo(&w, QPoint(0, 0)), deltaAt);
   }
 
   void presetsSetEveryKnob() {
