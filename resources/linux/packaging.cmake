@@ -63,13 +63,16 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "DP Explorer")
 set(CPACK_PACKAGE_CONTACT ${DPX_PACKAGE_MAINTAINER})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "privacy-utility trade-off explorer for differentially private training")
-set(CPACK_PACKAGE_DESCRIPTION
-  "DP Explorer shows how the knobs of differentially private training move its privacy guarantee \
-and its accuracy: every privacy analysis of the source papers (the moments/RDP accountant, Gaussian \
-DP, exact composition by privacy loss distributions, the Langevin DP-SGLD bound, last-iterate cyclic \
-DP-SGD, output perturbation, the SG-MCMC step-size bounds) redraws as a slider moves. The same knobs \
-drive a parallel private trainer, the privacy-utility frontier and a membership-inference audit. \
-dpx is its command line, for scripts and audits.")
+# Lines under 80 columns, as Debian's package tools show them.
+string(JOIN "\n" CPACK_PACKAGE_DESCRIPTION
+  "DP Explorer shows how the knobs of differentially private training move its"
+  "privacy guarantee and its accuracy: every privacy analysis of the source"
+  "papers (the moments/RDP accountant, Gaussian DP, exact composition by privacy"
+  "loss distributions, the Langevin DP-SGLD bound, last-iterate cyclic DP-SGD,"
+  "output perturbation, the SG-MCMC step-size bounds) redraws as a slider moves."
+  "The same knobs drive a parallel private trainer, the privacy-utility frontier"
+  "and a membership-inference audit. dpx is its command line, for scripts and"
+  "audits.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # dpexplorer_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
