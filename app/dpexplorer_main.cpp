@@ -26,6 +26,7 @@
 #include "audit_panel.h"
 #include "charts/chart_panel.h"
 #include "frontier_panel.h"
+#include "help_resources.h"
 #include "main_window.h"
 #include "presets.h"
 #include "trainer_panel.h"
@@ -171,6 +172,9 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("DP Explorer"));
   QApplication::setOrganizationName(QStringLiteral("DP Explorer"));
   QApplication::setApplicationVersion(QStringLiteral(DPX_VERSION));
+  QApplication::setWindowIcon(dpx::ui::applicationIcon());
+  // Wayland compositors match the window to the installed desktop entry (name and icon) by this.
+  QGuiApplication::setDesktopFileName(QStringLiteral("io.github.dpexplorer.DPExplorer"));
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("See the privacy-utility trade-off of differentially private training."));

@@ -12,6 +12,9 @@ DPX_PACKAGES=(cmake g++ make ninja-build pkg-config
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libeigen3-dev libtbb-dev libboost-math-dev zlib1g-dev libfftw3-dev
   xvfb xauth)
+# The Debian package (`cpack -G DEB`: dpkg-shlibdeps computes its Depends) and the checks of its
+# files that the package_check test runs.
+DPX_PACKAGING_TOOLS=(dpkg-dev appstream desktop-file-utils groff-base)
 
 # New build trees use Ninja: unlike Make, it compiles a target's objects while the libraries it
 # links are still being built, so both cores stay busy (a sanitizer build used 1.5 of them under

@@ -9,7 +9,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-dpx_install_packages "${DPX_PACKAGES[@]}" dataset-fashion-mnist clang-format
+dpx_install_packages "${DPX_PACKAGES[@]}" "${DPX_PACKAGING_TOOLS[@]}" dataset-fashion-mnist clang-format
 dpx_build "${DPX_BUILD_TYPE:-Release}"
 cd "$DPX_BUILD_DIR"
 export QT_QPA_PLATFORM=offscreen

@@ -18,7 +18,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QPainter>
 #include <QSaveFile>
 #include <QScrollArea>
@@ -29,6 +28,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "about_dialog.h"
 #include "accountant_table.h"
 #include "audit_panel.h"
 #include "auditor_tab.h"
@@ -44,10 +44,22 @@
 #include "report.h"
 #include "statement_export.h"
 #include "trainer_panel.h"
+#include "user_guide_dialog.h"
 
 namespace dpx::ui {
 
 namespace {
+
+// The user guide and About are made once and kept (a second click raises them), and are not
+// modal: the guide is read beside the explorer it describes.
+template <typename Dialog>
+void showHelpDialog(QWidget* window) {
+  auto* dialog = window->findChild<Dialog*>(QString(), Qt::FindDirectChildrenOnly);
+  if (!dialog) dialog = new Dialog(window);
+  dialog->show();
+  dialog->raise();
+  dialog->activateWindow();
+}
 
 constexpr int kMaxRecent = 8;
 
@@ -373,14 +385,9 @@ void MainWindow::buildPresetsMenu() {
 
 void MainWindow::buildHelpMenu() {
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
-  help->addAction(QStringLiteral("About DP Explorer"), this, [this] {
-    QMessageBox::about(
-        this, QStringLiteral("DP Explorer"),
-        QStringLiteral("<b>DP Explorer</b> — see the privacy–utility trade-off of differentially private "
-                       "training.<br>Accountants: moments/RDP, Gaussian DP CLT, exact PLD, Langevin DP-SGLD, "
-                       "last-iterate cyclic DP-SGD, output perturbation, SG-MCMC step sizes. "
-                       "Command line: <tt>dpx --help</tt>."));
-  });
+  help->addAction(QStringLiteral("&Contents"), QKeySequence::HelpContents, this,
+                  [this] { showHelpDialog<UserGuideDialog>(this); });
+  help->addAction(QStringLiteral("&About DP Explorer"), this, [this] { showHelpDialog<AboutDialog>(this); });
 }
 
 // One answer above the table: the tightest upper bound that applies, what it allows an attack,

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "common/library_versions.h"
 
 namespace dpx::cli {
 namespace {
@@ -46,7 +47,8 @@ void printUsage(std::ostream& out) {
          "  --n --m --sigma --eta --K --epochs --alpha --delta --L --lambda --beta --w --M --D\n"
          "  --schedule constant|decreasing --sampling poisson|uniform|cyclic|shuffle --averaged\n"
          "  --optimizer sgd|momentum|adam\n"
-         "Exit status: 0 ok, 1 computation not possible (message says why), 2 invalid input.\n";
+         "Exit status: 0 ok, 1 computation not possible (message says why), 2 invalid input.\n"
+         "'dpx --version' prints the version and those of the libraries it was built with.\n";
 }
 
 }  // namespace
@@ -65,6 +67,9 @@ int run(const Arguments& arguments, std::ostream& out, std::ostream& err) {
   }
   if (first == "--version" || first == "-v") {
     out << "dpx " << DPX_VERSION << "\n";
+    for (const core::LibraryVersion& library : core::libraryVersions()) {
+      out << library.name << " " << library.version << "\n";
+    }
     return kExitOk;
   }
   const std::string& name = first;
