@@ -213,6 +213,7 @@ void MainWindow::buildLessonsDock() {
   scroll->setWidget(m_lessons);
   scroll->setWidgetResizable(true);
   scroll->setMinimumWidth(340);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the text wraps to the dock's width
   m_lessonsDock = new QDockWidget(QStringLiteral("Lessons"), this);
   m_lessonsDock->setObjectName(QStringLiteral("lessonsDock"));
   m_lessonsDock->setWidget(scroll);
@@ -599,6 +600,9 @@ bool MainWindow::saveLessonScreenshots(const QString& directory) {
   for (std::size_t i = 0; i < lessons().size(); ++i) {
     m_lessons->startLesson(static_cast<int>(i));
     ok &= waitForLessonViews(120000);
+    // Axes a view switch replaced go through deleteLater: gone before the grab, not drawn beneath.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    QApplication::processEvents();
     ok &= grab().save(QDir(directory).filePath(QString::fromStdString(lessons()[i].id) + QStringLiteral(".png")));
   }
   m_lessons->leaveLesson();

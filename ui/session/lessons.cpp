@@ -98,8 +98,7 @@ Lesson amplification() {
       "lowers the batch m from 6 000 to 60 at a fixed K = 1 000 and σ = 1: q falls from 0.1 to 0.001 and ε with it.";
   l.sweep = {Knob::kM, 6000.0, 60.0, 30};
   l.question = {"Halve q (m = 600 → 300) at the same K and σ. What happens to ε?",
-                {"It stays the same: the noise per step is unchanged", "It roughly halves",
-                 "It doubles: fewer records share the noise"},
+                {"It stays the same (same noise per step)", "It roughly halves", "It doubles"},
                 1,
                 "It roughly halves: the exact pld ε goes from 1.83 (m = 600) to 0.86 (m = 300). For small q a "
                 "step's privacy loss scales about like q; the noise per step is the same, but each record is used "
@@ -245,8 +244,8 @@ Lesson auditLowerBound() {
   l.sweep = {Knob::kSigma, 0.5, 2.0, 10};
   l.question = {
       "An audit reports ε ≥ 0.4 (95 % confidence) for a run the exact accountant proves ε ≤ 1.8. What follows?",
-      {"The accountant is too pessimistic: the true ε is 0.4", "The true ε lies between 0.4 and 1.8: no contradiction",
-       "The proof is wrong", "The audit is broken"},
+      {"The true ε is 0.4: the proof is loose", "ε is between 0.4 and 1.8: no contradiction", "The proof is wrong",
+       "The audit is broken"},
       1,
       "No contradiction: a lower bound below a proven upper bound is what must happen, and the truth lies between "
       "(with the audit's confidence for the lower end). The gap means the attack was weaker than the worst case, or "
@@ -270,13 +269,14 @@ Lesson shuffling() {
       "Most code shuffles the data once per epoch and cuts it into fixed-size batches, yet reports ε from the "
       "Poisson accountant, which assumes every record joins each step independently with probability q. Chua et "
       "al. 2024 show the two are not interchangeable: for shuffled batches they give a lower bound on ε (shuffle) "
-      "from an explicit test, and it can lie above Poisson's upper bound at the same q — pld is greyed here because "
-      "its sampling assumption fails. deterministic, which counts no amplification, is an upper bound for any batch "
+      "from an explicit test, and it can lie above Poisson's upper bound at the same q — the table and the check "
+      "below flag pld: its sampling assumption fails. deterministic, which counts no amplification, is an upper bound "
+      "for any batch "
       "order: the truth for shuffling lies between shuffle and deterministic. The sweep raises σ from 0.5 to 2 "
       "(n = 10 000, m = 100, 5 epochs).";
   l.sweep = {Knob::kSigma, 0.5, 2.0, 30};
   l.question = {"Does the Poisson accountant's ε (pld) bound this shuffled pipeline?",
-                {"Yes: Poisson sampling and shuffling sample alike", "No: the shuffle lower bound lies above it",
+                {"Yes: shuffling samples like Poisson", "No: the shuffle lower bound is above it",
                  "Yes: an upper bound holds for any sampler"},
                 1,
                 "No: at σ = 1 the shuffled run has ε ≥ 7.1 (shuffle, a lower bound) while pld says 1.33; at σ = 2 "
