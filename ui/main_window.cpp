@@ -7,6 +7,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -25,6 +26,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -39,6 +41,7 @@
 #include "compute/run_headline.h"
 #include "configuration_check_view.h"
 #include "frontier_panel.h"
+#include "lessons_panel.h"
 #include "parameter_panel.h"
 #include "presets.h"
 #include "report.h"
@@ -91,6 +94,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
   buildTrainingTabs();
   setCentralWidget(m_tabs);
   buildCalibrateDock(knobsDock);
+  buildLessonsDock();
   buildMenus();
   statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
   connectViews();
@@ -230,6 +234,59 @@ void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   addDockWidget(Qt::LeftDockWidgetArea, dock);
   tabifyDockWidget(knobsDock, dock);
   knobsDock->raise();
+}
+
+// The lessons on the right, hidden until Help → Lessons: a lesson focuses the charts it is about.
+void MainWindow::buildLessonsDock() {
+  m_lessons = new LessonsPanel(m_session.get(), this);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(m_lessons);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(340);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the text wraps to the dock's width
+  m_lessonsDock = new QDockWidget(QStringLiteral("Lessons"), this);
+  m_lessonsDock->setObjectName(QStringLiteral("lessonsDock"));
+  m_lessonsDock->setWidget(scroll);
+  addDockWidget(Qt::RightDockWidgetArea, m_lessonsDock);
+  m_lessonsDock->hide();
+  connect(m_lessons, &LessonsPanel::lessonStarted, this, [this](const Lesson& lesson) { focusLesson(&lesson); });
+  connect(m_lessons, &LessonsPanel::lessonLeft, this, [this] { focusLesson(nullptr); });
+}
+
+ChartPanel* MainWindow::lessonChart(LessonChart chart) const {
+  switch (chart) {
+    case LessonChart::kEpsilon:
+      return m_charts->epsilon();
+    case LessonChart::kRdp:
+      return m_charts->rdp();
+    case LessonChart::kTradeoff:
+      return m_charts->tradeoff();
+    case LessonChart::kAuditorPlane:
+      return m_auditor->plane();
+    case LessonChart::kLadder:
+      return m_auditor->ladder();
+  }
+  return nullptr;
+}
+
+// Only the lesson's curves on its charts (nullptr: every chart as the user left it), its tab on
+// top, and the exact views on when its curves need them.
+void MainWindow::focusLesson(const Lesson* lesson) {
+  for (ChartPanel* chart : std::as_const(m_lessonFocus)) chart->setFocusCurves(std::nullopt);
+  m_lessonFocus.clear();
+  if (!lesson) return;
+  for (const LessonFocus& focus : lesson->focus) {
+    QSet<QString> ids;
+    for (const std::string& id : focus.curves) ids.insert(QString::fromStdString(id));
+    for (const std::string& id : focus.optional) ids.insert(QString::fromStdString(id));
+    ChartPanel* chart = lessonChart(focus.chart);
+    chart->setFocusCurves(ids);
+    m_lessonFocus << chart;
+  }
+  if (lesson->exact) {
+    if (auto* exact = findChild<QCheckBox*>(QStringLiteral("exactToggle"))) exact->setChecked(true);
+  }
+  m_tabs->setCurrentIndex(onAuditorTab(lesson->focus.front().chart) ? kAuditorTab : kPrivacyTab);
 }
 
 // The Privacy tab draws what its controllers deliver; the panels talk through the session.
@@ -387,6 +444,10 @@ void MainWindow::buildHelpMenu() {
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("&Contents"), QKeySequence::HelpContents, this,
                   [this] { showHelpDialog<UserGuideDialog>(this); });
+  QAction* lessons = m_lessonsDock->toggleViewAction();
+  lessons->setText(QStringLiteral("&Lessons for teachers"));
+  lessons->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  help->addAction(lessons);
   help->addAction(QStringLiteral("&About DP Explorer"), this, [this] { showHelpDialog<AboutDialog>(this); });
 }
 
@@ -553,8 +614,53 @@ bool MainWindow::saveScreenshots(const QString& directory) {
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("frontier.png")));
   m_frontier->followBox()->setChecked(follow);
   ok &= saveAuditorScreenshots(directory);
+  ok &= saveLessonScreenshots(directory);
   m_tabs->setCurrentIndex(kPrivacyTab);
   return ok;
+}
+
+bool MainWindow::saveLessonScreenshots(const QString& directory) {
+  const int undoIndex = m_model.undoStack()->index();
+  const bool docked = m_lessonsDock->isVisible();
+  m_lessonsDock->show();
+  bool ok = true;
+  for (std::size_t i = 0; i < lessons().size(); ++i) {
+    m_lessons->startLesson(static_cast<int>(i));
+    ok &= waitForLessonViews(120000);
+    // Axes a view switch replaced go through deleteLater: gone before the grab, not drawn beneath.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    QApplication::processEvents();
+    ok &= grab().save(QDir(directory).filePath(QString::fromStdString(lessons()[i].id) + QStringLiteral(".png")));
+  }
+  m_lessons->leaveLesson();
+  m_model.undoStack()->setIndex(undoIndex);
+  m_lessonsDock->setVisible(docked);
+  return ok;
+}
+
+bool MainWindow::waitForLessonViews(int timeoutMs) {
+  const Lesson* lesson = m_lessons->lesson();
+  const auto current = [this, lesson] {
+    const core::Params& knobs = m_model.lastValid();
+    if (lesson && onAuditorTab(lesson->focus.front().chart)) {
+      const std::shared_ptr<const AuditorSnapshot> s = m_auditor->lastSnapshot();
+      return s && s->params == knobs;
+    }
+    const std::shared_ptr<const AnalyticsSnapshot> analytics = lastAnalytics();
+    if (!analytics || analytics->params != knobs || analytics->draft) return false;
+    if (!lesson || !lesson->exact) return true;
+    const std::shared_ptr<const PldSnapshot> pld = lastPld();
+    return pld && pld->params == knobs && (pld->shuffleDone || !pld->error.empty());
+  };
+  QElapsedTimer clock;
+  clock.start();
+  while (!current()) {
+    if (clock.elapsed() > timeoutMs) return false;
+    QApplication::processEvents();
+    QThread::msleep(5);  // the workers have the cores
+  }
+  QApplication::processEvents();  // the last snapshot's redraws
+  return true;
 }
 
 // The Auditor tab with an audit of the trainer's run drawn on it (the audit runs first when none

@@ -12,6 +12,7 @@
 #include "compute/analytics.h"
 #include "compute/background_job.h"
 #include "compute/slow_analytics.h"
+#include "session/lessons.h"
 #include "session/parameter_model.h"
 #include "session/privacy_views.h"
 #include "session/session.h"
@@ -33,6 +34,7 @@ class TrainerPanel;
 class AuditPanel;
 class AuditorTab;
 class FrontierPanel;
+class LessonsPanel;
 struct Preset;
 
 class MainWindow : public QMainWindow {
@@ -53,6 +55,9 @@ class MainWindow : public QMainWindow {
   FrontierPanel* frontierPanel() const { return m_frontier; }
   AuditorTab* auditorTab() const { return m_auditor; }
   QTabWidget* tabs() const { return m_tabs; }
+  LessonsPanel* lessonsPanel() const { return m_lessons; }
+  QDockWidget* lessonsDock() const { return m_lessonsDock; }
+  ChartPanel* lessonChart(LessonChart chart) const;
   QLabel* headline() const { return m_headline; }
   QList<ChartPanel*> allCharts() const;
 
@@ -80,6 +85,12 @@ class MainWindow : public QMainWindow {
   // Renders the main views to PNG files in `directory` (README screenshots).
   bool saveScreenshots(const QString& directory);
   bool saveAuditorScreenshots(const QString& directory);
+  // One picture per lesson, lesson-<id>.png, each once its curves are computed; the knobs are
+  // restored afterwards.
+  bool saveLessonScreenshots(const QString& directory);
+  // Processes events until the views the current lesson shows (or the Privacy tab's analytics
+  // without a lesson) are computed for the current knobs; false after `timeoutMs`.
+  bool waitForLessonViews(int timeoutMs = 60000);
   QStringList recentFiles() const;
 
  Q_SIGNALS:
@@ -99,6 +110,8 @@ class MainWindow : public QMainWindow {
   QHBoxLayout* buildViewToggles(QWidget* parent);
   void buildTrainingTabs();
   void buildCalibrateDock(QDockWidget* knobsDock);
+  void buildLessonsDock();
+  void focusLesson(const Lesson* lesson);
   void connectViews();
   void buildMenus();
   void buildFileMenu();
@@ -127,6 +140,9 @@ class MainWindow : public QMainWindow {
   QLabel* m_timing = nullptr;
   QLabel* m_headline = nullptr;
   QMenu* m_recentMenu = nullptr;
+  LessonsPanel* m_lessons = nullptr;
+  QDockWidget* m_lessonsDock = nullptr;
+  QList<ChartPanel*> m_lessonFocus;  // the charts a lesson has focused
 };
 
 }  // namespace dpx::ui

@@ -261,7 +261,7 @@ int ChartPanel::maxDrawnPoints() const {
   return 2 * width;
 }
 
-void ChartPanel::applyStyle(Curve& curve) {
+void ChartPanel::applyStyle(const QString& id, Curve& curve) {
   QColor color = curve.style.color.isValid() ? curve.style.color : QColor(30, 100, 200);
   Qt::PenStyle penStyle = curve.style.pen;
   if (curve.style.greyed) {
@@ -280,7 +280,46 @@ void ChartPanel::applyStyle(Curve& curve) {
     curve.series->setPen(pen);
     curve.series->setPointsVisible(curve.style.markers);
   }
-  for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) lm->setVisible(curve.style.inLegend);
+  for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) {
+    lm->setVisible(curve.style.inLegend && (!m_focus || m_focus->contains(id)));
+  }
+}
+
+void ChartPanel::updateLegendEntry(const QString& id, Curve& curve) {
+  const bool visible = curve.series->isVisible();
+  for (QLegendMarker* lm : m_chart->legend()->markers(curve.series)) {
+    // After the series' visibility: QLegend shows a series' marker again when it becomes visible.
+    lm->setVisible(curve.style.inLegend && (!m_focus || m_focus->contains(id)));
+    QFont font = lm->font();
+    font.setStrikeOut(!visible);
+    lm->setFont(font);
+    lm->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(Qt::gray));
+  }
+}
+
+void ChartPanel::setFocusCurves(std::optional<QSet<QString>> ids) {
+  if (ids == m_focus) return;
+  if (ids && !m_focus) {
+    m_visibleBeforeFocus.clear();
+    for (const auto& [id, curve] : m_curves) m_visibleBeforeFocus[id] = curve.series->isVisible();
+  }
+  m_focus = std::move(ids);
+  for (auto& [id, curve] : m_curves) {
+    bool visible = !curve.style.hiddenAtFirst;  // a curve that arrived during the focus starts as new ones do
+    if (m_focus) {
+      visible = m_focus->contains(id);
+    } else if (const auto before = m_visibleBeforeFocus.find(id); before != m_visibleBeforeFocus.end()) {
+      visible = before->second;
+    }
+    curve.series->setVisible(visible);
+    updateLegendEntry(id, curve);
+  }
+  for (auto& [id, band] : m_bands) {
+    band.area->setVisible(!m_focus || m_focus->contains(id));
+    for (QLegendMarker* lm : m_chart->legend()->markers(band.area)) lm->setVisible(false);
+  }
+  if (!m_focus) m_visibleBeforeFocus.clear();
+  refreshAxes();  // fitted to what is shown now
 }
 
 // A drawn line deviates from the exact one by at most this many pixels: invisible, and a
@@ -367,7 +406,8 @@ void ChartPanel::setCurve(const QString& id, const QString& label, const QVector
   } else if (relabelled) {
     showLabel(curve);
   }
-  if (fresh || restyled) applyStyle(curve);
+  if (fresh || restyled) applyStyle(id, curve);
+  if (fresh && m_focus) updateLegendEntry(id, curve);  // a variant that starts struck out is shown
   if (m_deferRedraws) {
     m_pendingRedraws.insert(id);
   } else {
@@ -404,6 +444,7 @@ std::map<QString, ChartPanel::Curve>::iterator ChartPanel::addCurve(const QStrin
       marker->setLabelBrush(QBrush(Qt::gray));
     }
   }
+  if (m_focus) series->setVisible(m_focus->contains(id));
   const auto added = m_curves.emplace(id, std::move(curve)).first;
   m_order.push_back(id);
   return added;
@@ -456,7 +497,8 @@ void ChartPanel::toggleFromLegend(const QString& id, QLegendMarker* marker, QXYS
   const auto self = m_curves.find(id);
   if (self == m_curves.end() || self->second.style.group.isEmpty()) return;
   for (auto& [otherId, other] : m_curves) {
-    if (otherId != id && other.style.group == self->second.style.group) other.series->setVisible(visible);
+    if (otherId == id || other.style.group != self->second.style.group) continue;
+    if (!m_focus || m_focus->contains(otherId)) other.series->setVisible(visible);
   }
 }
 
@@ -476,6 +518,7 @@ void ChartPanel::setBand(const QString& id, const QVector<QPointF>& lower, const
     m_chart->addSeries(band.area);
     band.area->attachAxis(m_logX ? static_cast<QAbstractAxis*>(m_xLog) : m_xLinear);
     band.area->attachAxis(m_logY ? static_cast<QAbstractAxis*>(m_yLog) : m_yLinear);
+    band.area->setVisible(!m_focus || m_focus->contains(id));
     for (QLegendMarker* lm : m_chart->legend()->markers(band.area)) lm->setVisible(false);
     it = m_bands.emplace(id, band).first;
   }
@@ -665,6 +708,7 @@ ChartPanel::AxisRanges ChartPanel::dataRanges() const {
     if (curve.series->isVisible()) include(curve.points);
   }
   for (const auto& [id, band] : m_bands) {
+    if (!band.area->isVisible()) continue;
     include(band.lowerPoints);
     include(band.upperPoints);
   }

@@ -102,6 +102,11 @@ class ChartPanel : public QWidget {
   int drawnPointCount(const QString& id) const;           // as drawn
   bool curveVisible(const QString& id) const;
   bool curveGreyed(const QString& id) const;
+  // Focus (a lesson): only the curves and bands named are shown, the rest hidden with their legend
+  // entries, including curves that arrive later (the charts re-set theirs on every knob change).
+  // nullopt leaves it: every curve gets back the visibility it had (the user's legend toggles).
+  void setFocusCurves(std::optional<QSet<QString>> ids);
+  const std::optional<QSet<QString>>& focusCurves() const { return m_focus; }
   std::optional<double> marker() const { return m_markerX; }
 
   // A vertical line marking the current value of the x knob.
@@ -179,7 +184,10 @@ class ChartPanel : public QWidget {
   void redrawBand(Band& band);
   void fitLogLabels();
   void attach(QXYSeries* series);
-  void applyStyle(Curve& curve);
+  void applyStyle(const QString& id, Curve& curve);
+  // The legend entry as the curve is: shown unless kept out of the legend or out of focus, struck
+  // out while the curve is hidden.
+  void updateLegendEntry(const QString& id, Curve& curve);
   void showLabel(Curve& curve);
   void redraw(Curve& curve);
   // Data to pixels as the axes map it now (offsets dropped); empty before the chart is laid out.
@@ -209,6 +217,8 @@ class ChartPanel : public QWidget {
   QSet<QString> m_pendingRedraws;  // curves set since deferRedraws(), not yet drawn
   QSet<QString> m_pendingLabels;   // legend labels held while values stream in
   QSizeF m_simplifiedFor;          // the plot size the drawn lines were simplified for
+  std::optional<QSet<QString>> m_focus;
+  std::map<QString, bool> m_visibleBeforeFocus;  // the user's visibility, restored when focus ends
 };
 
 }  // namespace dpx::ui
