@@ -3,7 +3,7 @@
 // computed; the calibration panel floating beside the knobs), then measured on the Privacy tab:
 //   cold start: from main() to the first paint with every analytic chart drawn;
 //   knob change → new analytic curves painted: p50/p95 over 1000 streaming σ/K/η/δ changes (a
-//   drag: draft drawing) and over 30 lone changes (antialiased);
+//   drag: draft drawing) and over 60 lone changes (antialiased; 60 so that p95 is not one sample);
 //   slider change → exact PLD bracket shown, over 20 changes.
 // Arguments pick the parts to run: bench_gui [drag] [lone] [pld] [bare].
 #include <QApplication>
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   }
   if (parts.contains(QStringLiteral("lone"))) {
     std::vector<Sample> lone;
-    for (int i = 0; i < 30; ++i) {
+    for (int i = 0; i < 60; ++i) {
       QElapsedTimer idle;
       idle.start();
       while (idle.elapsed() < 400) QApplication::processEvents(QEventLoop::AllEvents, 20);
