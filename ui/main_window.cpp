@@ -43,8 +43,10 @@
 #include "frontier_panel.h"
 #include "lessons_panel.h"
 #include "parameter_panel.h"
+#include "pin_comparison.h"
 #include "presets.h"
 #include "report.h"
+#include "session/session_file.h"
 #include "statement_export.h"
 #include "trainer_panel.h"
 #include "user_guide_dialog.h"
@@ -163,6 +165,10 @@ QWidget* MainWindow::buildPrivacyTab() {
   split->addWidget(grid);
   m_table = new AccountantTable(split);
   split->addWidget(m_table);
+  m_pinComparison = new PinComparison(split);
+  m_pinComparison->setMinimumHeight(120);  // the knobs that differ and the headline ε at a glance
+  m_pinComparison->hide();
+  split->addWidget(m_pinComparison);
   split->addWidget(new ConfigurationCheckView(&m_model, split));
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
@@ -175,7 +181,9 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
   auto* toggles = new QHBoxLayout();
   QCheckBox* epochs = toggle(parent, toggles, QStringLiteral("x in epochs"), false,
                              QStringLiteral("Show the ε chart against epochs E = K·m/n instead of steps K"));
+  epochs->setObjectName(QStringLiteral("epochsToggle"));
   QCheckBox* logEps = toggle(parent, toggles, QStringLiteral("log ε"), true, QStringLiteral("Logarithmic ε axis"));
+  logEps->setObjectName(QStringLiteral("logEpsilonToggle"));
   QCheckBox* fixedAlpha =
       toggle(parent, toggles, QStringLiteral("fixed α"), false,
              QStringLiteral("Convert the RDP accountants' ε at the α knob alone instead of the best "
@@ -184,9 +192,14 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
   QCheckBox* roc = toggle(parent, toggles, QStringLiteral("log–log ROC view"), false,
                           QStringLiteral("Trade-off plane as power (1 − type II) vs type I error on log–log axes, "
                                          "where small false-positive rates are visible"));
+  roc->setObjectName(QStringLiteral("rocToggle"));
   QCheckBox* exact = toggle(parent, toggles, QStringLiteral("exact PLD"), true,
                             QStringLiteral("Compute the exact privacy loss distribution bracket in the background"));
   exact->setObjectName(QStringLiteral("exactToggle"));
+  m_pinToggle = toggle(parent, toggles, QStringLiteral("pin as A"), false,
+                       QStringLiteral("Keep this configuration's curves as dashed ghosts (A) while you move the knobs "
+                                      "(B), with an A/B table of the knobs that differ and every ε"));
+  m_pinToggle->setObjectName(QStringLiteral("pinToggle"));
   toggles->addStretch(1);
   m_timing = new QLabel(parent);
   m_timing->setStyleSheet(QStringLiteral("color: palette(mid);"));
@@ -196,6 +209,13 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
   connect(logEps, &QCheckBox::toggled, this, [this](bool on) { m_charts->epsilon()->setLogAxis(Qt::Vertical, on); });
   connect(roc, &QCheckBox::toggled, this, [this](bool on) { m_charts->setRocView(on); });
   connect(exact, &QCheckBox::toggled, m_privacyViews.get(), &PrivacyViews::setExactEnabled);
+  connect(m_pinToggle, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) {
+      pinConfiguration(m_model.params());
+    } else {
+      unpin();
+    }
+  });
   return toggles;
 }
 
@@ -300,6 +320,7 @@ void MainWindow::connectViews() {
     m_table->showAnalytics(*snapshot);
     m_timing->setText(QStringLiteral("analytic accountants: %1 ms").arg(snapshot->computeMilliseconds, 0, 'f', 1));
     refreshHeadline();
+    refreshPinComparison();
     Q_EMIT analyticsApplied();
   });
   connect(views, &PrivacyViews::pldProgress, m_table, &AccountantTable::showPldProgress);
@@ -307,6 +328,7 @@ void MainWindow::connectViews() {
     m_charts->showPld(*snapshot);
     m_table->showPld(*snapshot);
     refreshHeadline();
+    refreshPinComparison();
     Q_EMIT pldApplied();
   });
   connect(views, &PrivacyViews::shuffleReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
@@ -383,6 +405,18 @@ void MainWindow::buildFileMenu() {
     if (!path.isEmpty()) savePresetFile(path, QFileInfo(path).completeBaseName());
   });
   m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
+  file->addSeparator();
+  file->addAction(QStringLiteral("Open s&ession…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open session"), QString(),
+                                                      QStringLiteral("DP Explorer sessions (*.dpxsession)"));
+    if (!path.isEmpty()) openSession(path);
+  });
+  file->addAction(QStringLiteral("Save sess&ion…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, QStringLiteral("Save session"), QStringLiteral("my-session.dpxsession"),
+                                     QStringLiteral("DP Explorer sessions (*.dpxsession)"));
+    if (!path.isEmpty()) saveSession(path);
+  });
   file->addSeparator();
   addExportActions(file);
   file->addSeparator();
@@ -597,6 +631,22 @@ bool MainWindow::exportReport(const QString& path) {
   return ok;
 }
 
+// A/B: the knobs on screen pinned as A, B with twice the noise; the knobs come back by undo.
+bool MainWindow::savePinnedScreenshot(const QString& directory) {
+  const bool wasPinned = static_cast<bool>(m_pinned);
+  const core::Params a = m_model.params();
+  pinConfiguration(a);
+  m_model.setKnob(core::Knob::kSigma, 2.0 * a.sigma);
+  bool ok = waitForLessonViews(60000);  // no lesson open: the analytic views of the knobs
+  m_privacyViews->exact()->job()->waitForIdle();
+  QApplication::processEvents();
+  ok &= grab().save(QDir(directory).filePath(QStringLiteral("pinned.png")));
+  m_model.undoStack()->undo();
+  if (!wasPinned) unpin();
+  QApplication::processEvents();
+  return ok;
+}
+
 bool MainWindow::saveScreenshots(const QString& directory) {
   QDir().mkpath(directory);
   bool ok = true;
@@ -604,6 +654,7 @@ bool MainWindow::saveScreenshots(const QString& directory) {
   QApplication::processEvents();
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("explorer.png")));
   ok &= m_charts->tradeoff()->grab().save(QDir(directory).filePath(QStringLiteral("tradeoff.png")));
+  ok &= savePinnedScreenshot(directory);
   m_tabs->setCurrentIndex(kTrainingTab);
   QApplication::processEvents();
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("training.png")));
@@ -703,7 +754,13 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
   const QStringList files = recentFiles();
   for (const QString& f : files) {
-    m_recentMenu->addAction(f, this, [this, f] { loadPresetFile(f); });
+    m_recentMenu->addAction(f, this, [this, f] {
+      if (f.endsWith(QStringLiteral(".dpxsession"))) {
+        openSession(f);
+      } else {
+        loadPresetFile(f);
+      }
+    });
   }
   m_recentMenu->setEnabled(!files.isEmpty());
 }
@@ -712,6 +769,131 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_settings->setValue(QStringLiteral("window/geometry"), saveGeometry());
   m_settings->setValue(QStringLiteral("window/state"), saveState());
   QMainWindow::closeEvent(event);
+}
+
+// A pinned configuration keeps the snapshot it had; pinning the knobs on screen reuses their
+// finished (not draft) snapshot, any other knobs (a session's pin) are computed here — a few
+// milliseconds, the analytic accountants only.
+void MainWindow::pinConfiguration(const core::Params& params) {
+  std::shared_ptr<const AnalyticsSnapshot> snapshot = m_privacyViews->lastAnalytics();
+  if (!snapshot || snapshot->draft || !(snapshot->params == params) || snapshot->epochsAxis != m_model.epochsAxis() ||
+      snapshot->fixedAlpha != m_model.fixedAlphaView()) {
+    snapshot = std::make_shared<const AnalyticsSnapshot>(
+        computeAnalytics(params, m_model.conversion(), m_model.epochsAxis(), m_model.fixedAlphaView()));
+  }
+  m_pinnedExact.reset();
+  const std::shared_ptr<const PldSnapshot> pld = m_privacyViews->lastPld();
+  if (pld && pld->params == params && pld->epsilon) m_pinnedExact = pld->epsilon->epsilon;
+  m_pinned = std::move(snapshot);
+  m_charts->showPinned(m_pinned, pinLabel(params));
+  m_pinComparison->show();
+  refreshPinComparison();
+  const QSignalBlocker block(m_pinToggle);
+  m_pinToggle->setChecked(true);
+}
+
+void MainWindow::unpin() {
+  m_pinned.reset();
+  m_pinnedExact.reset();
+  m_charts->showPinned(nullptr, {});
+  m_pinComparison->hide();
+  const QSignalBlocker block(m_pinToggle);
+  m_pinToggle->setChecked(false);
+}
+
+QString MainWindow::pinLabel(const core::Params& p) {
+  const auto n = [](double v) { return QString::fromStdString(core::formatNumber(v, 4)); };
+  return QStringLiteral("σ = %1 · K = %2 · m = %3 · n = %4 · δ = %5")
+      .arg(n(p.sigma), n(static_cast<double>(p.K)), n(static_cast<double>(p.m)), n(static_cast<double>(p.n)),
+           n(p.delta));
+}
+
+void MainWindow::refreshPinComparison() {
+  if (!m_pinned) return;
+  // The ghosts follow the chart's axis: a pinned run drawn against steps on an epochs axis would lie.
+  if (m_pinned->epochsAxis != m_model.epochsAxis() || m_pinned->fixedAlpha != m_model.fixedAlphaView() ||
+      m_pinned->conversion != m_model.conversion()) {
+    const std::optional<double> exact = m_pinnedExact;
+    m_pinned = std::make_shared<const AnalyticsSnapshot>(
+        computeAnalytics(m_pinned->params, m_model.conversion(), m_model.epochsAxis(), m_model.fixedAlphaView()));
+    m_pinnedExact = exact;
+    m_charts->showPinned(m_pinned, pinLabel(m_pinned->params));
+  }
+  const std::shared_ptr<const AnalyticsSnapshot> current = m_privacyViews->lastAnalytics();
+  if (!current) return;
+  const std::shared_ptr<const PldSnapshot> pld = m_privacyViews->lastPld();
+  const std::optional<double> currentExact = pld && pld->params == current->params && pld->epsilon
+                                                 ? std::optional<double>(pld->epsilon->epsilon)
+                                                 : std::nullopt;
+  m_pinComparison->compare(*m_pinned, m_pinnedExact, *current, currentExact);
+}
+
+SessionFile MainWindow::currentSession() const {
+  SessionFile session;
+  session.state = m_model.state();
+  const auto checked = [this](const char* name, bool fallback) {
+    const auto* box = findChild<QCheckBox*>(QLatin1String(name));
+    return box ? box->isChecked() : fallback;
+  };
+  session.view.tab = m_tabs->currentIndex();
+  session.view.epochsAxis = m_model.epochsAxis();
+  session.view.fixedAlpha = m_model.fixedAlphaView();
+  session.view.logEpsilon = checked("logEpsilonToggle", true);
+  session.view.rocView = checked("rocToggle", false);
+  session.view.exactPld = checked("exactToggle", true);
+  session.view.conversion = m_model.conversion();
+  if (m_pinned) session.pinned = m_pinned->params;
+  session.runs = m_trainer->savedRuns();
+  return session;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+  if (!m_model.isValid()) {
+    showStatus(QStringLiteral("Session not saved: the knobs are invalid (%1)").arg(m_model.validationMessage()), true);
+    return false;
+  }
+  const core::Status status = saveSessionFile(currentSession(), path);
+  if (!status.isOk()) {
+    showStatus(QStringLiteral("Session not saved: ") + QString::fromStdString(status.message()), true);
+    return false;
+  }
+  addRecentFile(path);
+  showStatus(QStringLiteral("Session saved to %1").arg(path));
+  return true;
+}
+
+// Knobs and trainer settings as one undo step, then the view, the pin and the saved runs.
+bool MainWindow::openSession(const QString& path) {
+  const core::Result<SessionFile> session = loadSessionFile(path, m_model.state());
+  if (!session) {
+    showStatus(QString::fromStdString(session.status().message()), true);
+    return false;
+  }
+  m_model.setState(session->state, QStringLiteral("session: ") + QFileInfo(path).fileName());
+  const SessionView& view = session->view;
+  const auto set = [this](const char* name, bool on) {
+    if (auto* box = findChild<QCheckBox*>(QLatin1String(name))) box->setChecked(on);
+  };
+  set("epochsToggle", view.epochsAxis);
+  set("fixedAlphaToggle", view.fixedAlpha);
+  set("logEpsilonToggle", view.logEpsilon);
+  set("rocToggle", view.rocView);
+  set("exactToggle", view.exactPld);
+  m_model.setConversion(view.conversion);
+  if (session->pinned) {
+    pinConfiguration(*session->pinned);
+  } else {
+    unpin();
+  }
+  m_trainer->showSavedRuns(session->runs);
+  m_tabs->setCurrentIndex(view.tab);
+  addRecentFile(path);
+  showStatus(QStringLiteral("Session %1 opened%2")
+                 .arg(QFileInfo(path).fileName(),
+                      session->runs.empty()
+                          ? QString()
+                          : QStringLiteral(" with %1 saved runs (Training tab)").arg(session->runs.size())));
+  return true;
 }
 
 }  // namespace dpx::ui

@@ -16,7 +16,9 @@
 #include "session/parameter_model.h"
 #include "session/privacy_views.h"
 #include "session/session.h"
+#include "session/session_file.h"
 
+class QCheckBox;
 class QDockWidget;
 class QHBoxLayout;
 class QTabWidget;
@@ -33,6 +35,7 @@ class ParameterPanel;
 class TrainerPanel;
 class AuditPanel;
 class AuditorTab;
+class PinComparison;
 class FrontierPanel;
 class LessonsPanel;
 struct Preset;
@@ -59,6 +62,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* lessonsDock() const { return m_lessonsDock; }
   ChartPanel* lessonChart(LessonChart chart) const;
   QLabel* headline() const { return m_headline; }
+  // A/B: pins `params` as configuration A (ghost curves and the comparison table); unpin() drops it.
+  void pinConfiguration(const core::Params& params);
+  void unpin();
+  std::shared_ptr<const AnalyticsSnapshot> pinned() const { return m_pinned; }
+  PinComparison* pinComparison() const { return m_pinComparison; }
   QList<ChartPanel*> allCharts() const;
 
   PrivacyViews* privacyViews() const { return m_privacyViews.get(); }
@@ -76,6 +84,11 @@ class MainWindow : public QMainWindow {
   bool exportChart(ChartPanel* chart, const QString& path);  // .png or .svg by extension
   bool exportCurves(const QString& path);                    // .csv or .json of every chart
   bool exportReport(const QString& path);                    // .html or .pdf
+  // Sessions (.dpxsession): the knobs, the trainer's settings, the view, the pin and the last
+  // training's runs with their knobs. Open is one undo step for the knobs.
+  bool saveSession(const QString& path);
+  bool openSession(const QString& path);
+  SessionFile currentSession() const;
   QString reportHtml() const;
   // Tab indices.
   static constexpr int kPrivacyTab = 0;
@@ -85,6 +98,7 @@ class MainWindow : public QMainWindow {
   // Renders the main views to PNG files in `directory` (README screenshots).
   bool saveScreenshots(const QString& directory);
   bool saveAuditorScreenshots(const QString& directory);
+  bool savePinnedScreenshot(const QString& directory);
   // One picture per lesson, lesson-<id>.png, each once its curves are computed; the knobs are
   // restored afterwards.
   bool saveLessonScreenshots(const QString& directory);
@@ -123,6 +137,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void showStatus(const QString& text, bool error = false);
   void refreshHeadline();
+  void refreshPinComparison();
+  static QString pinLabel(const core::Params& params);
   std::unique_ptr<QSettings> m_ownSettings;
   QSettings* m_settings;
   ParameterModel m_model;
@@ -139,6 +155,10 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs = nullptr;
   QLabel* m_timing = nullptr;
   QLabel* m_headline = nullptr;
+  QCheckBox* m_pinToggle = nullptr;
+  PinComparison* m_pinComparison = nullptr;
+  std::shared_ptr<const AnalyticsSnapshot> m_pinned;
+  std::optional<double> m_pinnedExact;
   QMenu* m_recentMenu = nullptr;
   LessonsPanel* m_lessons = nullptr;
   QDockWidget* m_lessonsDock = nullptr;

@@ -800,4 +800,63 @@ void TrainerPanel::onRunFinished(const QString& mechanism, const TrainingResult&
   updateButtons();
 }
 
+std::vector<SavedRun> TrainerPanel::savedRuns() const {
+  std::vector<SavedRun> runs;
+  const std::optional<ResultTag> tag = m_session->trainingTag();
+  if (!tag) return runs;
+  for (const TrainingResult& r : m_controller.results()) {
+    if (r.cancelled) continue;
+    SavedRun run;
+    run.mechanism = QString::fromLatin1(mechanismId(r.run.mechanism).data());
+    run.data = tag->data ? QString::fromStdString(tag->data->source) : QString();
+    run.knobs = tag->knobs;
+    run.epsilon = r.epsilon;
+    run.delta = r.delta;
+    run.testAccuracy = r.finalTestAccuracy;
+    run.trainAccuracy = r.finalTrainAccuracy;
+    run.sigmaUsed = r.run.sigma;
+    run.etaUsed = r.run.eta;
+    run.clipNormUsed = std::isfinite(r.run.clipNorm) ? r.run.clipNorm : 0.0;
+    run.stepsUsed = r.stepsDone;
+    run.history = r.history;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+void TrainerPanel::showSavedRuns(const std::vector<SavedRun>& runs) {
+  if (m_controller.running()) m_controller.cancel();
+  clearRun();
+  QStringList sources;
+  for (const SavedRun& run : runs) {
+    m_history[run.mechanism] = run.history;
+    drawHistory(run.mechanism);
+    const int row = m_results->rowCount();
+    m_results->insertRow(row);
+    const auto greyed = [](const QString& text) {
+      auto* item = new QTableWidgetItem(text);
+      item->setForeground(QColor(110, 110, 110));
+      return item;
+    };
+    m_results->setItem(row, 0, greyed(run.mechanism));
+    m_results->setItem(row, 1, greyed(number(100.0 * run.testAccuracy) + QStringLiteral(" %")));
+    m_results->setItem(row, 2, greyed(run.epsilon ? number(*run.epsilon) : QStringLiteral("∞")));
+    m_results->setItem(row, 3, greyed(run.epsilon ? number(run.sigmaUsed) : QStringLiteral("—")));
+    m_results->setItem(row, 4, greyed(number(run.etaUsed)));
+    m_results->setItem(row, 5,
+                       greyed(run.clipNormUsed > 0.0 ? number(run.clipNormUsed) : QStringLiteral("no clipping")));
+    m_results->setItem(row, 6, greyed(number(static_cast<double>(run.stepsUsed))));
+    if (!sources.contains(run.data)) sources << run.data;
+  }
+  if (runs.empty()) return;
+  const ResultTag tag{runs.front().knobs, std::nullopt};
+  const QString changed = m_session->whatChanged(tag);
+  m_status->setText(QStringLiteral("<span style='color:#555'>Saved runs from the session file (data: %1)%2. Start "
+                                   "trains again with the knobs on screen.</span>")
+                        .arg(sources.join(QStringLiteral(", ")).toHtmlEscaped(),
+                             changed.isEmpty()
+                                 ? QString()
+                                 : QStringLiteral(" — from %1, before your change").arg(changed.toHtmlEscaped())));
+}
+
 }  // namespace dpx::ui

@@ -32,6 +32,7 @@
 
 #include "charts/chart_panel.h"
 #include "session/session.h"
+#include "session/session_file.h"
 
 namespace dpx::ui {
 
@@ -81,6 +82,10 @@ class TrainerPanel : public QWidget {
   void setModel(const core::training::ModelSpec& model);
   // The key of the current data (source, features, scaling, split seed).
   core::training::DatasetKey dataKey() const;
+  // The last training's finished runs as a session keeps them, with their knobs and data.
+  std::vector<SavedRun> savedRuns() const;
+  // Draws runs read from a session (curves and rows, greyed), and says what they ran with.
+  void showSavedRuns(const std::vector<SavedRun>& runs);
 
  Q_SIGNALS:
   void trainingFinished();

@@ -1,6 +1,8 @@
 // The explorer window, offscreen: every knob moves the series it should, invalid input shows
 // the message and keeps the charts finite, undo restores values, presets set every knob,
 // exports write files, the trainer panel trains DP-SGD on digits and its accuracy series grows.
+#include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -8,6 +10,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -18,10 +22,12 @@
 #include <QStyleOptionSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <cmath>
 
 #include "accountant_table.h"
 #include "calibrate_panel.h"
+#include "charts/chart_legend.h"
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "compute/analytics.h"
@@ -524,6 +530,52 @@ class TestMainWindow : public QObject {
                                                            .arg(preset.id, entry->text())
                                                            .arg(needed)
                                                            .arg(shown.width())));
+        }
+      }
+    }
+  }
+
+  // Every curve with a legend entry has it on screen, at both window sizes, with the most entries
+  // the ε chart has: the exact bracket, the shuffle lower bound and a pinned configuration (before,
+  // Qt's legend dropped the entries below its height: the red shuffle bound had none).
+  void everyLegendEntryIsShown() {
+    for (const QSize size : {QSize(1600, 1000), QSize(1366, 768)}) {
+      MainWindow w(m_settings.get());
+      w.resize(size);
+      QSignalSpy pld(&w, &MainWindow::shuffleApplied);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY(pld.wait(60000));
+      w.pinConfiguration(w.model()->params());
+      w.model()->setKnob(Knob::kSigma, 2.0);
+      pld.clear();
+      QVERIFY(pld.wait(60000));
+      QTRY_VERIFY_WITH_TIMEOUT(!w.charts()->stepsize()->curveIds().isEmpty() && !w.stepsizeJob()->busy(), 60000);
+      QCoreApplication::processEvents();
+      for (ChartPanel* chart : w.charts()->all()) {
+        QVERIFY(chart->legend());
+        // Every curve with a legend entry (the pinned ghosts share one).
+        QStringList expected;
+        for (const QString& id : chart->curveIds()) {
+          if (chart->inLegend(id)) expected << chart->curveLabel(id);
+        }
+        QVERIFY2(!expected.isEmpty(), qPrintable(chart->title() + QStringLiteral(": ") + chart->curveIds().join(QLatin1Char(','))));
+        QCOMPARE(chart->legend()->labels(), expected);
+        // Every row reachable (the legend scrolls) and wide enough for its whole label.
+        const int rows = static_cast<int>(expected.size());
+        const int viewport = chart->legend()->viewport()->width();
+        for (int r = 0; r < rows; ++r) {
+          QToolButton* row = chart->legend()->row(r);
+          QVERIFY2(row->sizeHint().width() <= viewport + 1,
+                   qPrintable(QStringLiteral("%1 × %2, %3: '%4' needs %5 px, the legend has %6")
+                                  .arg(size.width())
+                                  .arg(size.height())
+                                  .arg(chart->title(), row->text())
+                                  .arg(row->sizeHint().width())
+                                  .arg(viewport)));
+          chart->legend()->ensureWidgetVisible(row);
+          const QRect inViewport(row->mapTo(chart->legend()->viewport(), QPoint(0, 0)), row->size());
+          QVERIFY(chart->legend()->viewport()->rect().contains(inViewport));
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <QChartView>
 #include <QCursor>
 #include <QFile>
+#include <QHBoxLayout>
 #include <QImage>
 #include <QJsonArray>
 #include <QLabel>
@@ -25,7 +26,31 @@
 #include <cmath>
 #include <limits>
 
+#include "charts/chart_legend.h"
+
 namespace dpx::ui {
+
+namespace {
+
+// An export draws Qt's legend inside the image (the on-screen ChartLegend is a widget beside the
+// view, not part of the chart's scene) for as long as it renders.
+class ExportLegend {
+ public:
+  ExportLegend(QChart* chart, bool onScreenLegend) : m_chart(chart), m_toggle(onScreenLegend) {
+    if (m_toggle) m_chart->legend()->setVisible(true);
+  }
+  ~ExportLegend() {
+    if (m_toggle) m_chart->legend()->setVisible(false);
+  }
+  ExportLegend(const ExportLegend&) = delete;
+  ExportLegend& operator=(const ExportLegend&) = delete;
+
+ private:
+  QChart* m_chart;
+  bool m_toggle;
+};
+
+}  // namespace
 
 QVector<QPointF> sanitizePoints(const QVector<QPointF>& points, bool logX, bool logY, double floor) {
   QVector<QPointF> out;
@@ -135,7 +160,11 @@ void ChartPanel::buildView(const QString& title) {
   m_view->setMinimumSize(360, 260);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_view);
+  m_viewRow = new QHBoxLayout();
+  m_viewRow->setContentsMargins(0, 0, 0, 0);
+  m_viewRow->setSpacing(0);
+  m_viewRow->addWidget(m_view, 1);
+  layout->addLayout(m_viewRow, 1);
   m_message = new QLabel(m_view);
   m_message->setWordWrap(true);
   m_message->setAlignment(Qt::AlignCenter);
@@ -240,11 +269,50 @@ void ChartPanel::setLogAxis(Qt::Orientation orientation, bool logarithmic) {
   refreshAxes();
 }
 
+// On the right, the legend is a ChartLegend beside the view (it scrolls; Qt's own legend clips
+// the entries below its height); Qt's legend stays the model of its entries and draws exports.
 void ChartPanel::setLegendOnRight(bool right) {
   m_chart->legend()->setAlignment(right ? Qt::AlignRight : Qt::AlignBottom);
   QFont font = m_chart->legend()->font();
   font.setPointSizeF(right ? 8.0 : 9.0);
   m_chart->legend()->setFont(font);
+  if (right && !m_legend) {
+    m_legend = new ChartLegend(this);
+    m_viewRow->addWidget(m_legend);
+    connect(m_legend, &ChartLegend::clicked, this, &ChartPanel::toggleCurve);
+  }
+  if (m_legend) m_legend->setVisible(right);
+  m_chart->legend()->setVisible(!right);
+  syncLegend();
+}
+
+// The entries Qt's legend would show: the curves in the legend (and in focus), in order.
+void ChartPanel::syncLegend() {
+  if (!m_legend) return;
+  std::vector<LegendEntry> entries;
+  for (const QString& id : m_order) {
+    const Curve& curve = m_curves.at(id);
+    if (!curve.style.inLegend || (m_focus && !m_focus->contains(id))) continue;
+    LegendEntry e;
+    e.id = id;
+    e.label = curve.shownLabel.isEmpty() ? curve.label : curve.shownLabel;
+    e.tooltip = curve.style.tooltip;
+    e.color = drawnColor(curve.style);
+    e.pen = curve.style.greyed ? Qt::DashLine : curve.style.pen;
+    e.dot = curve.style.scatter;
+    e.struck = !curve.series->isVisible();
+    entries.push_back(std::move(e));
+  }
+  m_legend->setEntries(std::move(entries));
+}
+
+void ChartPanel::toggleCurve(const QString& id) {
+  const auto it = m_curves.find(id);
+  if (it == m_curves.end()) return;
+  for (QLegendMarker* marker : m_chart->legend()->markers(it->second.series)) {
+    toggleFromLegend(id, marker, it->second.series);
+    return;
+  }
 }
 
 bool ChartPanel::isLogAxis(Qt::Orientation orientation) const {
@@ -261,13 +329,17 @@ int ChartPanel::maxDrawnPoints() const {
   return 2 * width;
 }
 
+QColor ChartPanel::drawnColor(const CurveStyle& style) {
+  const QColor color = style.color.isValid() ? style.color : QColor(30, 100, 200);
+  if (!style.greyed) return color;
+  QColor grey = QColor::fromHsl(color.hslHue(), std::max(0, color.hslSaturation() / 4), 175);
+  grey.setAlpha(color.alpha());
+  return grey;
+}
+
 void ChartPanel::applyStyle(const QString& id, Curve& curve) {
-  QColor color = curve.style.color.isValid() ? curve.style.color : QColor(30, 100, 200);
-  Qt::PenStyle penStyle = curve.style.pen;
-  if (curve.style.greyed) {
-    color = QColor::fromHsl(color.hslHue(), std::max(0, color.hslSaturation() / 4), 175);
-    penStyle = Qt::DashLine;
-  }
+  const QColor color = drawnColor(curve.style);
+  const Qt::PenStyle penStyle = curve.style.greyed ? Qt::DashLine : curve.style.pen;
   if (curve.style.scatter) {
     auto* scatter = static_cast<QScatterSeries*>(curve.series);
     scatter->setColor(color);
@@ -295,6 +367,7 @@ void ChartPanel::updateLegendEntry(const QString& id, Curve& curve) {
     lm->setFont(font);
     lm->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(Qt::gray));
   }
+  syncLegend();
 }
 
 void ChartPanel::setFocusCurves(std::optional<QSet<QString>> ids) {
@@ -500,6 +573,7 @@ void ChartPanel::toggleFromLegend(const QString& id, QLegendMarker* marker, QXYS
     if (otherId == id || other.style.group != self->second.style.group) continue;
     if (!m_focus || m_focus->contains(otherId)) other.series->setVisible(visible);
   }
+  syncLegend();
 }
 
 void ChartPanel::setPointNotes(const QString& id, const QStringList& notes) {
@@ -584,6 +658,7 @@ void ChartPanel::removeCurve(const QString& id) {
   m_order.removeAll(id);
   m_pendingRedraws.remove(id);
   m_pendingLabels.remove(id);
+  syncLegend();
 }
 
 void ChartPanel::removeCurvesExcept(const QSet<QString>& keep) {
@@ -608,6 +683,16 @@ int ChartPanel::drawnPointCount(const QString& id) const {
 bool ChartPanel::curveGreyed(const QString& id) const {
   const auto it = m_curves.find(id);
   return it != m_curves.end() && it->second.style.greyed;
+}
+
+bool ChartPanel::inLegend(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it != m_curves.end() && it->second.style.inLegend && (!m_focus || m_focus->contains(id));
+}
+
+QString ChartPanel::curveLabel(const QString& id) const {
+  const auto it = m_curves.find(id);
+  return it == m_curves.end() ? QString() : it->second.label;
 }
 
 bool ChartPanel::curveVisible(const QString& id) const {
@@ -684,6 +769,7 @@ void ChartPanel::refreshAxes() {
   } else {
     placeMarker(m_yLinear->min(), m_yLinear->max());
   }
+  syncLegend();
 }
 
 // The extent of the visible curves and of every band (values under the log floor count as the
@@ -705,7 +791,7 @@ ChartPanel::AxisRanges ChartPanel::dataRanges() const {
     }
   };
   for (const auto& [id, curve] : m_curves) {
-    if (curve.series->isVisible()) include(curve.points);
+    if (curve.series->isVisible() && curve.style.fitsAxes) include(curve.points);
   }
   for (const auto& [id, band] : m_bands) {
     if (!band.area->isVisible()) continue;
@@ -829,6 +915,7 @@ QImage ChartPanel::render(const QSize& size) const {
   image.fill(Qt::white);
   QPainter painter(&image);
   painter.setRenderHint(QPainter::Antialiasing);
+  const ExportLegend legend(m_chart, m_legend != nullptr);
   m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
   painter.end();
   return image;
@@ -863,6 +950,7 @@ bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
   generator.setDescription(QStringLiteral("DP Explorer chart"));
   QPainter painter;
   if (!painter.begin(&generator)) return false;
+  const ExportLegend legend(m_chart, m_legend != nullptr);
   m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
   painter.end();
   return QFile::exists(path) && QFile(path).size() > 0;

@@ -32,9 +32,12 @@ class QAreaSeries;
 class QLegendMarker;
 class QLabel;
 class QToolButton;
+class QHBoxLayout;
 QT_END_NAMESPACE
 
 namespace dpx::ui {
+
+class ChartLegend;
 
 struct CurveStyle {
   QColor color;
@@ -49,6 +52,9 @@ struct CurveStyle {
   // Curves of one group show and hide together when any of their legend entries is clicked
   // (e.g. an accountant's f_{ε,δ} with its f_α, which has no legend entry of its own).
   QString group;
+  // Counts when the axes are fitted to the data. A ghost (a pinned configuration's curve) does not:
+  // the axes follow what the knobs show now.
+  bool fitsAxes = true;
 };
 
 // Removes non-finite points; on a log axis, clamps values at or below zero to `floor`.
@@ -102,6 +108,10 @@ class ChartPanel : public QWidget {
   int drawnPointCount(const QString& id) const;           // as drawn
   bool curveVisible(const QString& id) const;
   bool curveGreyed(const QString& id) const;
+  // Whether the curve has a legend entry now (its style asks for one and a focus does not hide
+  // it), and the label it shows.
+  bool inLegend(const QString& id) const;
+  QString curveLabel(const QString& id) const;
   // Focus (a lesson): only the curves and bands named are shown, the rest hidden with their legend
   // entries, including curves that arrive later (the charts re-set theirs on every knob change).
   // nullopt leaves it: every curve gets back the visibility it had (the user's legend toggles).
@@ -138,6 +148,8 @@ class ChartPanel : public QWidget {
   void setHeading(const QString& heading);
 
   QChartView* view() const { return m_view; }
+  // The legend beside the chart when it is on the right (null otherwise).
+  ChartLegend* legend() const { return m_legend; }
   // The plot area (inside the axes) in view() coordinates: where the curves are drawn.
   QRect plotRect() const;
   // What is on screen now, in view() coordinates (tests look at the pixels).
@@ -147,6 +159,9 @@ class ChartPanel : public QWidget {
   void exportRequested(ChartPanel* panel);
 
  private:
+  void syncLegend();
+  void toggleCurve(const QString& id);
+  static QColor drawnColor(const CurveStyle& style);
   struct Curve {
     QXYSeries* series = nullptr;
     QString label;
@@ -196,6 +211,8 @@ class ChartPanel : public QWidget {
   QString m_title;
   QChart* m_chart;
   QChartView* m_view;
+  QHBoxLayout* m_viewRow = nullptr;  // the view and, on the right, its legend
+  ChartLegend* m_legend = nullptr;
   QLabel* m_message;
   QValueAxis* m_xLinear;
   QLogValueAxis* m_xLog;

@@ -108,12 +108,13 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
     keep << QString::fromStdString(pldUpperCurveId()) << QString::fromStdString(pldLowerCurveId())
          << QString::fromStdString(shuffleCurveId());
   }
+  keep << pinnedIds(m_epsilon);
   m_epsilon->deferRedraws();
   showCurves(m_epsilon, s.epsilonCurves, keep);
   m_epsilon->setMarker(s.currentX, s.epochsAxis ? QStringLiteral("current epochs") : QStringLiteral("current K"));
   m_epsilon->refreshAxes();
   m_rdp->deferRedraws();
-  showCurves(m_rdp, s.rdpCurves);
+  showCurves(m_rdp, s.rdpCurves, pinnedIds(m_rdp));
   m_rdp->setMarker(s.params.alpha, QStringLiteral("α"));
   m_rdp->refreshAxes();
   m_tradeoffCurves = s.tradeoffCurves;
@@ -121,6 +122,52 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
                              .arg(QString::fromStdString(core::formatNumber(s.params.alpha, 4))));
   redrawTradeoff();
   Q_EMIT updated();
+}
+
+void ExplorerCharts::showPinned(std::shared_ptr<const AnalyticsSnapshot> pinned, const QString& label) {
+  m_pinned = std::move(pinned);
+  m_pinnedLabel = label;
+  m_epsilon->deferRedraws();
+  drawPinned(m_epsilon, m_pinned ? &m_pinned->epsilonCurves : nullptr);
+  m_epsilon->refreshAxes();
+  m_rdp->deferRedraws();
+  drawPinned(m_rdp, m_pinned ? &m_pinned->rdpCurves : nullptr);
+  m_rdp->refreshAxes();
+}
+
+QStringList ExplorerCharts::pinnedIds(const ChartPanel* chart) const {
+  QStringList ids;
+  for (const QString& id : chart->curveIds()) {
+    if (id.startsWith(pinnedCurvePrefix())) ids << id;
+  }
+  return ids;
+}
+
+void ExplorerCharts::drawPinned(ChartPanel* chart, const std::vector<PlotCurve>* curves) {
+  QSet<QString> drawn;
+  if (curves) {
+    for (const PlotCurve& c : *curves) {
+      CurveStyle style = styleFor(c);
+      if (style.greyed || c.id == "current") continue;  // A's answers that apply, as B's legend reads them
+      const bool first = drawn.isEmpty();
+      style.color.setAlpha(120);
+      style.pen = Qt::DashLine;
+      style.width = 1.5;
+      style.scatter = false;
+      style.markers = false;
+      style.hiddenAtFirst = false;
+      style.group = pinnedCurvePrefix();
+      style.fitsAxes = false;
+      style.inLegend = first;
+      style.tooltip = QStringLiteral("A (pinned): %1 — %2").arg(m_pinnedLabel, QString::fromStdString(c.label));
+      const QString id = pinnedCurvePrefix() + QString::fromStdString(c.id);
+      chart->setCurve(id, first ? QStringLiteral("A (pinned)") : QString::fromStdString(c.label), toPoints(c), style);
+      drawn.insert(id);
+    }
+  }
+  for (const QString& id : pinnedIds(chart)) {
+    if (!drawn.contains(id)) chart->removeCurve(id);
+  }
 }
 
 void ExplorerCharts::showPld(const PldSnapshot& s) {

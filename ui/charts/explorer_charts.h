@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QVector>
+#include <memory>
 
 #include "charts/chart_panel.h"
 #include "compute/analytics.h"
@@ -40,6 +41,11 @@ class ExplorerCharts : public QObject {
   // ROC view: type I vs power (1 − type II) on log–log axes.
   void setRocView(bool roc);
   bool rocView() const { return m_roc; }
+  // Ghosts of a pinned configuration (A) beside the current curves: the ε and Rényi charts draw
+  // its curves that apply, in their colours but thin and dashed, under one legend entry that
+  // shows or hides them together. Null removes them.
+  void showPinned(std::shared_ptr<const AnalyticsSnapshot> pinned, const QString& label);
+  static QString pinnedCurvePrefix() { return QStringLiteral("pinned/"); }
   void setMessage(const QString& text);  // on every chart (invalid parameters)
   void setDraftDrawing(bool draft);      // every chart (see ChartPanel::setDraftDrawing)
 
@@ -48,6 +54,8 @@ class ExplorerCharts : public QObject {
 
  private:
   void redrawTradeoff();
+  void drawPinned(ChartPanel* chart, const std::vector<PlotCurve>* curves);
+  QStringList pinnedIds(const ChartPanel* chart) const;
   ChartPanel* m_epsilon;
   ChartPanel* m_rdp;
   ChartPanel* m_tradeoff;
@@ -58,6 +66,8 @@ class ExplorerCharts : public QObject {
   std::optional<PlotCurve> m_audit;
   QString m_auditStale;
   bool m_pldShown = false;
+  std::shared_ptr<const AnalyticsSnapshot> m_pinned;
+  QString m_pinnedLabel;
 };
 
 }  // namespace dpx::ui

@@ -1,0 +1,104 @@
+#include "charts/chart_legend.h"
+
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace dpx::ui {
+
+namespace {
+
+// A sample of the curve's line (or its point), as the chart draws it.
+QIcon sampleIcon(const LegendEntry& e) {
+  QPixmap pixmap(22, 12);
+  pixmap.fill(Qt::transparent);
+  QPainter painter(&pixmap);
+  painter.setRenderHint(QPainter::Antialiasing);
+  QColor c = e.color;
+  if (e.struck) c.setAlpha(90);
+  if (e.dot) {
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(c);
+    painter.drawEllipse(QPointF(11, 6), 4, 4);
+  } else {
+    QPen line(c, 2.4, e.pen);
+    line.setCapStyle(Qt::FlatCap);
+    painter.setPen(line);
+    painter.drawLine(QPointF(1, 6), QPointF(21, 6));
+  }
+  return QIcon(pixmap);
+}
+
+}  // namespace
+
+ChartLegend::ChartLegend(QWidget* parent) : QScrollArea(parent) {
+  setObjectName(QStringLiteral("chartLegend"));
+  setFrameShape(QFrame::NoFrame);
+  setWidgetResizable(true);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Expanding);
+  setBackgroundRole(QPalette::Base);
+  m_inner = new QWidget(this);
+  m_inner->setBackgroundRole(QPalette::Base);
+  m_rows = new QVBoxLayout(m_inner);
+  m_rows->setContentsMargins(0, 8, 2, 2);
+  m_rows->setSpacing(0);
+  m_rows->addStretch(1);
+  setWidget(m_inner);
+  setFixedWidth(90);
+}
+
+void ChartLegend::setEntries(std::vector<LegendEntry> entries) {
+  if (entries == m_shown) return;
+  m_shown = std::move(entries);
+  while (m_buttons.size() > m_shown.size()) {
+    delete m_buttons.back();
+    m_buttons.pop_back();
+  }
+  while (m_buttons.size() < m_shown.size()) {
+    auto* button = new QToolButton(m_inner);
+    button->setAutoRaise(true);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setIconSize(QSize(22, 12));
+    button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    const std::size_t index = m_buttons.size();
+    connect(button, &QToolButton::clicked, this, [this, index] {
+      if (index < m_shown.size()) Q_EMIT clicked(m_shown[index].id);
+    });
+    m_rows->insertWidget(static_cast<int>(index), button);
+    m_buttons.push_back(button);
+  }
+  QFont font = this->font();
+  font.setPointSizeF(8.0);
+  int widest = 0;
+  for (std::size_t i = 0; i < m_shown.size(); ++i) {
+    const LegendEntry& e = m_shown[i];
+    QToolButton* button = m_buttons[i];
+    QFont f = font;
+    f.setStrikeOut(e.struck);
+    button->setFont(f);
+    button->setText(e.label);
+    button->setIcon(sampleIcon(e));
+    button->setToolTip(e.tooltip.isEmpty() ? e.label : e.label + QLatin1Char('\n') + e.tooltip);
+    button->setStyleSheet(e.struck ? QStringLiteral("QToolButton { color: #8c8c8c; padding: 0 2px; }")
+                                   : QStringLiteral("QToolButton { padding: 0 2px; }"));
+    widest = std::max(widest, button->sizeHint().width());
+  }
+  // As wide as the longest row: the chart keeps the rest of the width.
+  setFixedWidth(std::max(90, widest + 6 + verticalScrollBar()->sizeHint().width()));
+}
+
+QStringList ChartLegend::labels() const {
+  QStringList out;
+  for (const LegendEntry& e : m_shown) out << e.label;
+  return out;
+}
+
+QToolButton* ChartLegend::row(int index) const {
+  return index >= 0 && index < static_cast<int>(m_buttons.size()) ? m_buttons[static_cast<std::size_t>(index)]
+                                                                  : nullptr;
+}
+
+}  // namespace dpx::ui
