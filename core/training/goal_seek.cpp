@@ -79,8 +79,12 @@ std::vector<GoalSeries> goalSeries(const FrontierResult& frontier) {
   std::vector<GoalSeries> out;
   for (const FrontierSeries& s : frontier.series) {
     // "DP-SGD (Poisson, clipped)" reads as "DP-SGD" in a sentence; the tables beside it give the rest.
-    const std::string_view name = mechanismName(s.mechanism);
-    out.push_back({std::string(mechanismId(s.mechanism)), std::string(name.substr(0, name.find(" (")), s.points});
+    const std::string full(mechanismName(s.mechanism));
+    GoalSeries series;
+    series.id = std::string(mechanismId(s.mechanism));
+    series.name = full.substr(0, full.find(" ("));
+    series.points = s.points;
+    out.push_back(std::move(series));
   }
   return out;
 }
