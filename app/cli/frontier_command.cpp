@@ -298,7 +298,8 @@ void writeTargetAccuracyJson(JsonWriter& json, const GoalRequest& goal, const Go
     json.key("target_epsilon").null();
     json.key("epsilon").null();
     json.key("sigma").null();
-    json.field("reason", "no " + seriesKey + " reaches " + formatNumber(*goal.accuracy) + " at any target ε computed");
+    json.field("reason",
+               "no " + seriesKey + " reaches " + formatNumber(100 * *goal.accuracy, 4) + " % at any target ε computed");
   }
   json.key("per_" + seriesKey).beginArray();
   for (const SmallestEpsilon& a : answers.smallest) {
