@@ -12,6 +12,7 @@
 #include "common/format.h"
 #include "compute/analytics.h"
 #include "session/session.h"
+#include "training/goal_seek.h"
 #include "utility/utility_report.h"
 
 namespace dpx::ui {
@@ -102,7 +103,10 @@ FrontierPanel::FrontierPanel(Session* session, QWidget* parent)
   m_status->setObjectName(QStringLiteral("frontierStatus"));
   m_status->setWordWrap(true);
   layout->addWidget(m_status);
-  layout->addWidget(buildChartAndTable(), 1);
+  QSplitter* chartAndTable = buildChartAndTable();
+  m_goal = new GoalSeekBox(session, m_chart, this);
+  layout->addWidget(m_goal);
+  layout->addWidget(chartAndTable, 1);
   connectSignals();
 }
 
@@ -206,6 +210,7 @@ void FrontierPanel::connectSignals() {
     m_job.cancel();
     ++m_generation;
     m_status->setText(QStringLiteral("Cancelled."));
+    m_goal->clearFrontier(QStringLiteral("The frontier was cancelled: compute one to answer from it."));
     Q_EMIT frontierFinished();
   });
   connect(&m_job, &BackgroundJob::progressed, this,
@@ -361,6 +366,7 @@ void FrontierPanel::computeModels() {
       QStringLiteral("ε (at δ = %1), DP-SGD, each model with its own recipe").arg(number(request->delta)));
   m_chart->setMarker(request->epsilons[request->epsilons.size() / 2], QStringLiteral("current ε"));
   m_chart->refreshAxes();
+  m_goal->clearFrontier(QStringLiteral("Answers when the models' frontier is finished…"));
   m_progress->setValue(0);
   m_status->setText(QStringLiteral("Training %1 models at %2 targets ε, %3 seeds each…")
                         .arg(request->recipes.size())
@@ -437,6 +443,10 @@ void FrontierPanel::finishModels(std::uint64_t generation, ModelComparisonResult
   m_progress->setValue(1000);
   m_comparison = std::move(result);
   m_resultTag = m_runningTag;
+  if (m_resultTag && m_comparisonRunning && !m_comparison->cancelled) {
+    const std::vector<double>& targets = m_comparisonRunning->epsilons;
+    m_goal->setFrontier(goalSeries(*m_comparison), true, targets[targets.size() / 2], *m_resultTag);
+  }
   Q_EMIT frontierFinished();
 }
 
@@ -459,6 +469,7 @@ void FrontierPanel::compute() {
   m_resultTag.reset();
   const std::size_t points = resetSeries(*job);
   prepareChart(*job);
+  m_goal->clearFrontier(QStringLiteral("Answers when the frontier is finished…"));
   m_progress->setValue(0);
   m_status->setText(QStringLiteral("Training %1 runs…")
                         .arg(static_cast<qint64>(points * job->request.mechanisms.size() * job->request.seeds)) +
@@ -613,6 +624,10 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
   m_progress->setValue(1000);
   m_result = std::move(result);
   m_resultTag = m_runningTag;
+  if (m_resultTag && m_running && !m_result->cancelled) {
+    m_goal->setFrontier(goalSeries(*m_result), m_result->vary == FrontierVary::kEpsilon, m_running->centerEpsilon,
+                        *m_resultTag);
+  }
   Q_EMIT frontierFinished();
 }
 

@@ -8,7 +8,8 @@
 // ScatterNet + linear and the end-to-end CNN, each trained by DP-SGD with its own recipe
 // (model_comparison.h) at the same targets ε. Following the knobs, a frontier starts by itself only
 // when this machine is estimated to finish it within the live budget (two seconds); otherwise the
-// status says how long it would take and Compute starts it.
+// status says how long it would take and Compute starts it. Under the status line, goal-seek
+// (goal_seek_box.h) answers from the finished frontier.
 #pragma once
 
 #include <QCheckBox>
@@ -28,6 +29,7 @@
 
 #include "charts/chart_panel.h"
 #include "compute/background_job.h"
+#include "goal_seek_box.h"
 #include "session/session.h"
 #include "session/view_controller.h"
 #include "training/dataset_cache.h"
@@ -66,6 +68,7 @@ class FrontierPanel : public QWidget {
   QTableWidget* utilityTable() const { return m_utility; }
   BackgroundJob* utilityJob() { return m_utilityView.job(); }
   QLabel* statusLabel() const { return m_status; }
+  GoalSeekBox* goalSeek() const { return m_goal; }
   BackgroundJob* job() { return &m_job; }
   // The finished frontier (points of a running one arrive in the chart first).
   const std::optional<core::training::FrontierResult>& lastResult() const { return m_result; }
@@ -127,6 +130,7 @@ class FrontierPanel : public QWidget {
   QProgressBar* m_progress;
   QLabel* m_status;
   QTableWidget* m_utility;
+  GoalSeekBox* m_goal;
   BackgroundJob m_job{true};
   ViewController m_utilityView;  // the utility table
   bool m_utilityStale = true;    // the bounds are for other knobs (or none yet)

@@ -32,6 +32,8 @@ std::optional<std::string> knownNumberRequirement(std::string_view flag) {
       {"alpha", "the Rényi order α must be a number > 1"},
       {"epsilon", "ε must be a number ≥ 0"},
       {"target-epsilon", "the target ε must be a number > 0"},
+      {"target-accuracy", "must be a fraction in (0, 1] or a percentage such as 85%"},
+      {"best-at-epsilon", "the ε budget must be a number > 0"},
       {"from", "must be a number in the varied knob's range"},
       {"to", "must be a number in the varied knob's range"},
       {"points", "must be an integer ≥ 2"},

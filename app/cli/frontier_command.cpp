@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "common/format.h"
 #include "io/json_writer.h"
 #include "training/frontier.h"
+#include "training/goal_seek.h"
 #include "training/mechanism.h"
 #include "training/model_comparison.h"
 #include "training_support.h"
@@ -55,6 +57,74 @@ void addFrontierOptions(CommandLine& parser) {
                    "around --epochs)",
                    "list");
   parser.addOption("csv", "CSV output, one row per point");
+  parser.addOption("target-accuracy",
+                   "goal-seek: the smallest ε at which each series reaches this test accuracy, read off the "
+                   "points (a fraction in (0, 1], or a percentage with its sign: 0.9 or 90%); not with --vary epochs. "
+                   "JSON: key target_accuracy",
+                   "A");
+  parser.addOption("best-at-epsilon",
+                   "goal-seek: the most accurate point of each series whose reported ε is <= E, with its σ, epochs, "
+                   "batch and η. JSON: key best_at_epsilon",
+                   "E");
+  parser.addOption("accuracy-statistic",
+                   "what goal-seek reads of a point's seeds: mean (default, the frontier's line) or min (the worst "
+                   "seed: every seed met the goal)",
+                   "mean|min");
+}
+
+// What the goal-seek flags ask of the finished frontier.
+struct GoalRequest {
+  std::optional<double> accuracy;
+  std::optional<double> budget;
+  SeedStatistic statistic = SeedStatistic::kMean;
+};
+
+// "0.9" or "90%": accuracies are fractions everywhere in dpx (as --test-fraction, --target-tpr),
+// and a bare 90 is refused rather than guessed to be a percentage.
+Result<double> accuracyOption(const CommandLine& parser) {
+  const std::string text(trimmed(parser.value("target-accuracy")));
+  const bool percentSign = !text.empty() && text.back() == '%';
+  DPX_ASSIGN_OR_RETURN(const double value,
+                       parseNumber("target-accuracy", percentSign ? std::string_view(text).substr(0, text.size() - 1)
+                                                                  : std::string_view(text)));
+  const double accuracy = percentSign ? value / 100.0 : value;
+  if (!(accuracy > 0.0) || accuracy > 1.0) {
+    std::string message = "--target-accuracy " + text + ": must be a fraction in (0, 1] or a percentage in (0, 100]%";
+    if (!percentSign && value > 1.0 && value <= 100.0) {
+      message += " (for " + formatNumber(value) + " percent write " + formatNumber(value / 100.0) + " or " +
+                 formatNumber(value) + "%)";
+    }
+    return Status::invalidArgument(message);
+  }
+  return accuracy;
+}
+
+Result<GoalRequest> goalFromParser(const CommandLine& parser) {
+  GoalRequest goal;
+  if (parser.isSet("target-accuracy")) {
+    if (parser.isSet("vary") && parser.value("vary") == "epochs") {
+      return Status::invalidArgument(
+          "--target-accuracy needs a frontier over ε (--vary epsilon or models): with --vary epochs every point "
+          "has the same ε; use --best-at-epsilon");
+    }
+    DPX_ASSIGN_OR_RETURN(goal.accuracy, accuracyOption(parser));
+  }
+  if (parser.isSet("best-at-epsilon")) {
+    DPX_ASSIGN_OR_RETURN(const double budget, numberOption(parser, "best-at-epsilon"));
+    if (!(budget > 0.0)) {
+      return Status::invalidArgument("--best-at-epsilon " + formatNumber(budget) + ": must be an ε > 0");
+    }
+    goal.budget = budget;
+  }
+  if (parser.isSet("accuracy-statistic")) {
+    DPX_ASSIGN_OR_RETURN(goal.statistic,
+                         parseNamed<SeedStatistic>("accuracy-statistic", parser.value("accuracy-statistic"),
+                                                   parseSeedStatistic, "mean or min"));
+    if (!goal.accuracy && !goal.budget) {
+      return Status::invalidArgument("--accuracy-statistic goes with --target-accuracy or --best-at-epsilon");
+    }
+  }
+  return goal;
 }
 
 Result<std::vector<Mechanism>> mechanismsFromParser(const CommandLine& parser) {
@@ -152,6 +222,11 @@ void writePointJson(JsonWriter& json, const FrontierPoint& p) {
   } else {
     json.key("eta").null();
   }
+  if (p.batch > 0) {
+    json.field("batch", p.batch);
+  } else {
+    json.key("batch").null();
+  }
   if (p.ok()) {
     json.field("accuracy_mean", p.accuracyMean).field("accuracy_min", p.accuracyMin);
     json.field("accuracy_max", p.accuracyMax);
@@ -165,7 +240,141 @@ void writePointJson(JsonWriter& json, const FrontierPoint& p) {
   json.endObject();
 }
 
-void writeJson(std::ostream& out, const std::string& data, const FrontierResult& r) {
+void optionalField(JsonWriter& json, std::string_view key, std::optional<double> v) {
+  if (v) {
+    json.field(key, *v);
+  } else {
+    json.key(key).null();
+  }
+}
+
+std::string_view outcomeName(GoalOutcome o) {
+  switch (o) {
+    case GoalOutcome::kBetween:
+      return "between";
+    case GoalOutcome::kAtFirstPoint:
+      return "at_first_point";
+    case GoalOutcome::kNotReached:
+      return "not_reached";
+    case GoalOutcome::kNoPoints:
+      return "no_points";
+  }
+  return "no_points";
+}
+
+// The goal-seek answers for a frontier's series; `seriesKey` is "mechanism" or "model" (as the
+// frontier's own array names its entries).
+struct GoalAnswers {
+  std::vector<SmallestEpsilon> smallest;
+  std::vector<BestConfiguration> best;
+};
+
+Result<GoalAnswers> answerGoals(const GoalRequest& goal, const std::vector<GoalSeries>& series) {
+  GoalAnswers answers;
+  if (goal.accuracy) {
+    for (const GoalSeries& s : series) {
+      DPX_ASSIGN_OR_RETURN(SmallestEpsilon a, smallestEpsilonFor(s, *goal.accuracy, goal.statistic));
+      answers.smallest.push_back(std::move(a));
+    }
+  }
+  if (goal.budget) {
+    DPX_ASSIGN_OR_RETURN(answers.best, bestConfigurationFor(series, *goal.budget, goal.statistic));
+  }
+  return answers;
+}
+
+// "target_accuracy": {"accuracy", "statistic", the overall answer ("<seriesKey>", "target_epsilon",
+// "epsilon", "sigma"; null with a "reason" when no series reaches it), "per_<seriesKey>": [...]}.
+void writeTargetAccuracyJson(JsonWriter& json, const GoalRequest& goal, const GoalAnswers& answers,
+                             const std::string& seriesKey) {
+  json.key("target_accuracy").beginObject();
+  json.field("accuracy", *goal.accuracy).field("statistic", seedStatisticName(goal.statistic));
+  if (const SmallestEpsilon* w = overallSmallest(answers.smallest, goal.statistic)) {
+    json.field(seriesKey, w->id).field("target_epsilon", w->first->targetEpsilon);
+    optionalField(json, "epsilon", w->first->epsilon);
+    json.field("sigma", w->first->sigma);
+  } else {
+    json.key(seriesKey).null();
+    json.key("target_epsilon").null();
+    json.key("epsilon").null();
+    json.key("sigma").null();
+    json.field("reason",
+               "no " + seriesKey + " reaches " + formatNumber(100 * *goal.accuracy, 4) + " % at any target ε computed");
+  }
+  json.key("per_" + seriesKey).beginArray();
+  for (const SmallestEpsilon& a : answers.smallest) {
+    json.beginObject().field(seriesKey, a.id).field("reached", a.reached()).field("outcome", outcomeName(a.outcome));
+    if (a.first) {
+      json.key("bracket").beginArray();
+      a.lastMissed ? json.value(a.lastMissed->targetEpsilon) : json.null();
+      json.value(a.first->targetEpsilon).endArray();
+    } else {
+      json.key("bracket").null();
+    }
+    optionalField(json, "interpolated_epsilon", a.interpolatedEpsilon);
+    json.key("point");
+    a.first ? writePointJson(json, *a.first) : static_cast<void>(json.null());
+    optionalField(json, "best_accuracy",
+                  a.best ? std::optional<double>(pointAccuracy(*a.best, goal.statistic)) : std::nullopt);
+    optionalField(json, "best_target_epsilon", a.best ? std::optional<double>(a.best->targetEpsilon) : std::nullopt);
+    optionalField(json, "largest_target_epsilon",
+                  a.outcome == GoalOutcome::kNoPoints ? std::nullopt : std::optional<double>(a.largestTarget));
+    json.field("message", describe(a, *goal.accuracy, goal.statistic));
+    json.endObject();
+  }
+  json.endArray().endObject();
+}
+
+// "best_at_epsilon": {"epsilon_max", "statistic", the overall best ("<seriesKey>", "accuracy",
+// "point"; null with a "reason" when no point fits), "per_<seriesKey>": [...]}.
+void writeBestAtEpsilonJson(JsonWriter& json, const GoalRequest& goal, const GoalAnswers& answers,
+                            const std::string& seriesKey) {
+  json.key("best_at_epsilon").beginObject();
+  json.field("epsilon_max", *goal.budget).field("statistic", seedStatisticName(goal.statistic));
+  if (const BestConfiguration* w = overallBest(answers.best, goal.statistic)) {
+    json.field(seriesKey, w->id).field("accuracy", pointAccuracy(*w->point, goal.statistic)).key("point");
+    writePointJson(json, *w->point);
+  } else {
+    json.key(seriesKey).null();
+    json.key("accuracy").null();
+    json.key("point").null();
+    json.field("reason", "no point of any " + seriesKey + " reports ε <= " + formatNumber(*goal.budget));
+  }
+  json.key("per_" + seriesKey).beginArray();
+  for (const BestConfiguration& a : answers.best) {
+    json.beginObject().field(seriesKey, a.id).field("found", a.point.has_value());
+    optionalField(json, "accuracy",
+                  a.point ? std::optional<double>(pointAccuracy(*a.point, goal.statistic)) : std::nullopt);
+    json.key("point");
+    a.point ? writePointJson(json, *a.point) : static_cast<void>(json.null());
+    optionalField(json, "smallest_epsilon_reported", a.smallestEpsilonSeen);
+    json.field("message", describe(a, *goal.budget, goal.statistic));
+    json.endObject();
+  }
+  json.endArray().endObject();
+}
+
+void writeGoalJson(JsonWriter& json, const GoalRequest& goal, const GoalAnswers& answers,
+                   const std::string& seriesKey) {
+  if (goal.accuracy) writeTargetAccuracyJson(json, goal, answers, seriesKey);
+  if (goal.budget) writeBestAtEpsilonJson(json, goal, answers, seriesKey);
+}
+
+void writeGoalText(std::ostream& out, const GoalRequest& goal, const GoalAnswers& answers) {
+  const std::string over = goal.statistic == SeedStatistic::kMean ? "mean over seeds" : "worst seed";
+  if (goal.accuracy) {
+    out << "goal: accuracy ≥ " << formatNumber(100 * *goal.accuracy, 4) << " % (" << over << ")\n";
+    for (const SmallestEpsilon& a : answers.smallest)
+      out << "  " << describe(a, *goal.accuracy, goal.statistic) << "\n";
+  }
+  if (goal.budget) {
+    out << "goal: best accuracy at ε ≤ " << formatNumber(*goal.budget, 4) << " (" << over << ")\n";
+    for (const BestConfiguration& a : answers.best) out << "  " << describe(a, *goal.budget, goal.statistic) << "\n";
+  }
+}
+
+void writeJson(std::ostream& out, const std::string& data, const FrontierResult& r, const GoalRequest& goal,
+               const GoalAnswers& answers) {
   JsonWriter json;
   json.beginObject();
   json.field("data", data);
@@ -191,6 +400,7 @@ void writeJson(std::ostream& out, const std::string& data, const FrontierResult&
     for (double a : r.nonPrivateByEpochs) json.value(a);
     json.endArray();
   }
+  writeGoalJson(json, goal, answers, "mechanism");
   json.field("runs", r.runs).field("seconds", r.seconds);
   json.endObject();
   out << json.str() << "\n";
@@ -283,7 +493,8 @@ Result<ModelComparisonRequest> comparisonFromParser(const CommandLine& parser, c
   return request;
 }
 
-void writeComparisonJson(std::ostream& out, const ModelComparisonResult& r) {
+void writeComparisonJson(std::ostream& out, const ModelComparisonResult& r, const GoalRequest& goal,
+                         const GoalAnswers& answers) {
   JsonWriter json;
   json.beginObject().field("vary", "models").field("delta", r.delta).field("accountant", r.accountant);
   json.key("models").beginArray();
@@ -296,6 +507,7 @@ void writeComparisonJson(std::ostream& out, const ModelComparisonResult& r) {
     json.endArray().endObject();
   }
   json.endArray();
+  writeGoalJson(json, goal, answers, "model");
   json.field("cancelled", r.cancelled).field("runs", r.runs).field("seconds", r.seconds).endObject();
   out << json.str() << "\n";
 }
@@ -329,7 +541,7 @@ void writeComparisonText(std::ostream& out, const ModelComparisonResult& r) {
       << " at δ = " << formatNumber(r.delta) << (r.cancelled ? " (cancelled)" : "") << "\n";
 }
 
-int commandCompareModels(const CommandLine& parser, const TrainerConfig& base, Io& io) {
+int commandCompareModels(const CommandLine& parser, const TrainerConfig& base, const GoalRequest& goal, Io& io) {
   Result<ModelComparisonRequest> request = comparisonFromParser(parser, base);
   if (!request) return fail(io, request.status());
   DatasetCache cache(2);
@@ -342,12 +554,15 @@ int commandCompareModels(const CommandLine& parser, const TrainerConfig& base, I
   }
   Result<ModelComparisonResult> result = compareModels(*request, cache, callbacks);
   if (!result) return fail(io, result.status());
+  const Result<GoalAnswers> answers = answerGoals(goal, goalSeries(*result));
+  if (!answers) return fail(io, answers.status());
   if (parser.isSet("json")) {
-    writeComparisonJson(io.out, *result);
+    writeComparisonJson(io.out, *result, goal, *answers);
   } else if (parser.isSet("csv")) {
     writeComparisonCsv(io.out, *result);
   } else {
     writeComparisonText(io.out, *result);
+    writeGoalText(io.out, goal, *answers);
   }
   return kExitOk;
 }
@@ -365,7 +580,15 @@ int commandFrontier(const Arguments& args, Io& io) {
   if (Status s = oneOutputFormat(parser); !s.isOk()) return fail(io, s);
   Result<TrainerConfig> base = trainerConfigFromParser(parser);
   if (!base) return fail(io, base.status());
-  if (parser.isSet("vary") && parser.value("vary") == "models") return commandCompareModels(parser, *base, io);
+  // Goal-seek flags are checked before any training: a typo should not cost the whole frontier.
+  const Result<GoalRequest> goal = goalFromParser(parser);
+  if (!goal) return fail(io, goal.status());
+  if (parser.isSet("csv") && (goal->accuracy || goal->budget)) {
+    return fail(io, Status::invalidArgument(
+                        "--target-accuracy and --best-at-epsilon answer in the text or --json output (--csv is one "
+                        "row per point)"));
+  }
+  if (parser.isSet("vary") && parser.value("vary") == "models") return commandCompareModels(parser, *base, *goal, io);
   if (parser.isSet("models")) return fail(io, Status::invalidArgument("--models is for --vary models"));
   Result<FrontierRequest> request = requestFromParser(parser, *base);
   if (!request) return fail(io, request.status());
@@ -373,12 +596,15 @@ int commandFrontier(const Arguments& args, Io& io) {
   if (!data) return fail(io, data.status());
   Result<FrontierResult> result = computeFrontier(*request, data->data);
   if (!result) return fail(io, result.status());
+  const Result<GoalAnswers> answers = answerGoals(*goal, goalSeries(*result));
+  if (!answers) return fail(io, answers.status());
   if (parser.isSet("json")) {
-    writeJson(io.out, data->description, *result);
+    writeJson(io.out, data->description, *result, *goal, *answers);
   } else if (parser.isSet("csv")) {
     writeCsv(io.out, *result);
   } else {
     writeText(io.out, data->description, *result);
+    writeGoalText(io.out, *goal, *answers);
   }
   return kExitOk;
 }

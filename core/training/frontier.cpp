@@ -153,6 +153,7 @@ class FrontierRunner {
     point.sigma = run.sigma;
     point.eta = run.eta;
     point.steps = run.steps;
+    point.batch = run.accountantParams.m;
     // The seeds of a point share the calibration: one trainer, re-seeded.
     std::vector<std::optional<TrainingResult>> results(static_cast<std::size_t>(m_request.seeds));
     parallelFor(0, m_request.seeds, [&](int k) {

@@ -41,6 +41,7 @@ struct FrontierPoint {
   double sigma = 0.0;             // noise multiplier used (sgld-posterior: its effective σ)
   double eta = 0.0;               // step size used (sgld-posterior: calibrated)
   std::int64_t steps = 0;
+  std::int64_t batch = 0;     // expected batch size m of its runs (a recipe may set its own)
   double accuracyMean = 0.0;  // test accuracy over the seeds
   double accuracyMin = 0.0;
   double accuracyMax = 0.0;
