@@ -559,7 +559,8 @@ class TestMainWindow : public QObject {
         for (const QString& id : chart->curveIds()) {
           if (chart->inLegend(id)) expected << chart->curveLabel(id);
         }
-        QVERIFY2(!expected.isEmpty(), qPrintable(chart->title() + QStringLiteral(": ") + chart->curveIds().join(QLatin1Char(','))));
+        QVERIFY2(!expected.isEmpty(),
+                 qPrintable(chart->title() + QStringLiteral(": ") + chart->curveIds().join(QLatin1Char(','))));
         QCOMPARE(chart->legend()->labels(), expected);
         // Every row reachable (the legend scrolls) and wide enough for its whole label.
         const int rows = static_cast<int>(expected.size());
