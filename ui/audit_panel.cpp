@@ -166,6 +166,7 @@ void AuditPanel::runAudit() {
   std::shared_ptr<DatasetCache> cache = m_session->datasets();
   m_report.reset();
   m_reportTag.reset();
+  m_reportRun.reset();
   m_progress->setValue(0);
   m_summary->setText(QStringLiteral("Training the target and %1 reference models…").arg(audit.shadowModels));
   m_job.request(
@@ -183,13 +184,17 @@ void AuditPanel::runAudit() {
         if (!audited) return audited.status();
         return std::move(*audited);
       },
-      [this, tag = tagOf(*request)](std::any&& result) {
+      [this, tag = tagOf(*request),
+       run = AuditRun{config, dataKey, audit.shadowModels, audit.canaries}](std::any&& result) {
         if (auto* status = std::any_cast<core::Status>(&result)) {
           m_summary->setText(QStringLiteral("<span style='color:#b71c1c'>%1</span>")
                                  .arg(QString::fromStdString(status->message()).toHtmlEscaped()));
           return;
         }
-        if (auto* audited = std::any_cast<core::audit::AuditReport>(&result)) show(*audited, tag);
+        if (auto* audited = std::any_cast<core::audit::AuditReport>(&result)) {
+          m_reportRun = run;
+          show(*audited, tag);
+        }
       });
 }
 

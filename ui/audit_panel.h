@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QWidget>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -22,6 +23,15 @@ class QGridLayout;
 
 namespace dpx::ui {
 
+// What an audit attacked: the run's configuration and data, and the attack's own settings (the
+// spin boxes may have moved since).
+struct AuditRun {
+  core::training::TrainerConfig config;
+  core::training::DatasetKey data;
+  int shadowModels = 0;
+  std::int64_t canaries = 0;
+};
+
 class AuditPanel : public QWidget {
   Q_OBJECT
  public:
@@ -30,6 +40,7 @@ class AuditPanel : public QWidget {
   const std::optional<core::audit::AuditReport>& report() const { return m_report; }
   // The knobs and data the report's target model trained with.
   const std::optional<ResultTag>& reportTag() const { return m_reportTag; }
+  const std::optional<AuditRun>& reportRun() const { return m_reportRun; }
   QString reportSection() const;  // HTML for the exported report
   ChartPanel* chart() const { return m_chart; }
   QSpinBox* shadowBox() const { return m_shadows; }
@@ -63,6 +74,7 @@ class AuditPanel : public QWidget {
   BackgroundJob m_job{true};
   std::optional<core::audit::AuditReport> m_report;
   std::optional<ResultTag> m_reportTag;
+  std::optional<AuditRun> m_reportRun;
 };
 
 }  // namespace dpx::ui

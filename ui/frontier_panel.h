@@ -60,6 +60,8 @@ class FrontierPanel : public QWidget {
  public:
   explicit FrontierPanel(Session* session, QWidget* parent = nullptr);
   ChartPanel* chart() const { return m_chart; }
+  // The frontier on the chart (nullopt before the first, or while the chart compares models).
+  const std::optional<FrontierJob>& frontierJob() const { return m_running; }
   QComboBox* modeBox() const { return m_mode; }
   QSpinBox* pointsBox() const { return m_points; }
   QSpinBox* seedsBox() const { return m_seeds; }

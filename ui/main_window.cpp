@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QBuffer>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -32,12 +33,15 @@
 
 #include "about_dialog.h"
 #include "accountant_table.h"
+#include "accounting/pld_accountant.h"
+#include "accounting/registry.h"
 #include "audit_panel.h"
 #include "auditor_tab.h"
 #include "calibrate_panel.h"
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "common/format.h"
+#include "compute/analytics.h"
 #include "compute/run_headline.h"
 #include "configuration_check_view.h"
 #include "frontier_panel.h"
@@ -67,6 +71,32 @@ void showHelpDialog(QWidget* window) {
 }
 
 constexpr int kMaxRecent = 8;
+
+// `--accountant all`: every analysis, as the table lists them.
+constexpr std::string_view kAllAccountants = "all";
+
+QString commandLine(const std::vector<std::string>& arguments) {
+  return QString::fromStdString(core::shellCommandLine(arguments));
+}
+
+QString knobsText(const core::Params& knobs, std::optional<core::accounting::Conversion> conversion = std::nullopt) {
+  return QString::fromStdString(core::knobCaption(knobs, conversion));
+}
+
+// "builtin:digits · ScatterNet features · split seed 1".
+QString dataText(const core::training::DatasetKey& data) {
+  QString text = QString::fromStdString(data.source);
+  if (data.features != core::training::FeatureKind::kRaw) {
+    text += QStringLiteral(" · %1 features")
+                .arg(QString::fromLatin1(core::training::featureKindName(data.features).data()));
+  }
+  return text + QStringLiteral(" · split seed %1").arg(data.splitSeed);
+}
+
+// A result of knobs or data since changed says so, in the words the views use.
+QString beforeYourChange(const QString& changed) {
+  return changed.isEmpty() ? QString() : QStringLiteral("From %1 — before your change.").arg(changed);
+}
 
 // A row of view toggles above the charts.
 QCheckBox* toggle(QWidget* parent, QLayout* layout, const QString& text, bool on, const QString& tip) {
@@ -100,6 +130,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
   buildMenus();
   statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
   connectViews();
+  installExportContexts();
   restoreGeometry(m_settings->value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(m_settings->value(QStringLiteral("window/state")).toByteArray());
   if (!m_settings->contains(QStringLiteral("window/geometry"))) resize(1560, 980);
@@ -381,8 +412,148 @@ MainWindow::~MainWindow() {
 
 QList<ChartPanel*> MainWindow::allCharts() const {
   QList<ChartPanel*> charts = m_charts->all();
-  charts << m_trainer->accuracyChart() << m_trainer->epsilonChart() << m_frontier->chart() << m_auditor->charts();
+  charts << m_trainer->accuracyChart() << m_trainer->epsilonChart() << m_audit->chart() << m_frontier->chart()
+         << m_auditor->charts();
   return charts;
+}
+
+core::AccountingView MainWindow::shownAccounting() const {
+  if (const std::shared_ptr<const AnalyticsSnapshot> s = lastAnalytics()) {
+    return {s->params, s->conversion, s->fixedAlpha};
+  }
+  return {m_model.lastValid(), m_model.conversion(), false};
+}
+
+void MainWindow::installExportContexts() {
+  using Commands = std::function<QStringList(const core::AccountingView&)>;
+  // The Privacy tab's charts show the last snapshot's knobs (the model's may be mid-drag).
+  const auto accounting = [this](Commands commands) {
+    return [this, commands] {
+      const core::AccountingView view = shownAccounting();
+      ExportContext c;
+      c.knobs = knobsText(view.params, view.conversion);
+      if (view.fixedAlpha) c.knobs += QStringLiteral(" · RDP analyses converted at the α knob alone");
+      c.command = commands(view).join(QLatin1Char('\n'));
+      return c;
+    };
+  };
+  // The table's values at the marked K, then the curves on the chart's own log-spaced steps.
+  m_charts->epsilon()->setExportContext(accounting([](const core::AccountingView& v) {
+    return QStringList{
+        commandLine(core::epsilonArguments(v, kAllAccountants)),
+        commandLine(core::curveArguments(v, kAllAccountants, epsilonAxisMaxSteps(v.params), kEpsilonCurvePoints))};
+  }));
+  m_charts->rdp()->setExportContext(accounting([this](const core::AccountingView& v) {
+    QStringList lines;
+    if (const std::shared_ptr<const AnalyticsSnapshot> s = lastAnalytics()) {
+      for (const PlotCurve& curve : s->rdpCurves) lines << commandLine(core::rdpArguments(v, curve.accountant));
+    }
+    return lines;
+  }));
+  // Every f_{ε,δ} on the plane is drawn from an (ε, δ) of the table, G_μ from gdp's μ.
+  m_charts->tradeoff()->setExportContext(accounting([](const core::AccountingView& v) {
+    return QStringList{commandLine(core::epsilonArguments(v, kAllAccountants))};
+  }));
+  m_charts->stepsize()->setExportContext(accounting([this](const core::AccountingView& v) {
+    return QStringList{commandLine(core::stepsizeArguments(v, m_calibrate->targetEpsilon()))};
+  }));
+  // The Auditor tab follows the knobs: the exact accountant's bracket, and the audit drawn on it.
+  for (ChartPanel* chart : m_auditor->charts()) {
+    chart->setExportContext([this] {
+      const core::AccountingView view{m_model.lastValid(), m_model.conversion(), false};
+      ExportContext c;
+      c.knobs = knobsText(view.params);
+      QStringList lines{commandLine(
+          core::epsilonArguments(view, core::accounting::accountantOf<core::accounting::PldAccountant>().id()))};
+      if (const std::optional<AuditRun>& run = m_audit->reportRun()) {
+        lines << commandLine(core::auditArguments(run->config, run->data, run->shadowModels, run->canaries));
+        c.dataset = dataText(run->data);
+        if (const std::optional<ResultTag>& tag = m_audit->reportTag())
+          c.note = beforeYourChange(m_session->whatChanged(*tag));
+      }
+      c.command = lines.join(QLatin1Char('\n'));
+      return c;
+    });
+  }
+  installTrainingContexts();
+  for (ChartPanel* chart : allCharts()) connect(chart, &ChartPanel::exportRequested, this, &MainWindow::askExport);
+}
+
+// The trainer's charts, the audit's ROC and the frontier carry the run that made them: its own
+// knobs and data, with a note when the knobs have moved since.
+void MainWindow::installTrainingContexts() {
+  const auto trained = [this] {
+    ExportContext c;
+    const std::optional<TrainingRequest>& last = m_session->training()->lastRequest();
+    if (!last) {
+      c.knobs = knobsText(m_model.lastValid());
+      return c;
+    }
+    TrainingRequest request = *last;
+    resolveTableTarget(request);  // the target the worker computed, the same way
+    c.knobs = knobsText(request.base.knobs);
+    c.dataset = dataText(request.data);
+    c.note = beforeYourChange(m_session->whatChanged(tagOf(request)));
+    QStringList lines;
+    for (core::training::Mechanism m : request.mechanisms) {
+      core::training::TrainerConfig config = request.base;
+      config.mechanism = m;
+      lines << commandLine(core::trainArguments(config, request.data));
+    }
+    c.command = lines.join(QLatin1Char('\n'));
+    return c;
+  };
+  m_trainer->accuracyChart()->setExportContext(trained);
+  m_trainer->epsilonChart()->setExportContext(trained);
+  m_audit->chart()->setExportContext([this] {
+    ExportContext c;
+    const std::optional<AuditRun>& run = m_audit->reportRun();
+    const std::optional<ResultTag>& tag = m_audit->reportTag();
+    if (!run || !tag) {
+      c.knobs = knobsText(m_model.lastValid());
+      return c;
+    }
+    c.knobs = knobsText(tag->knobs);
+    c.dataset = dataText(run->data) +
+                QStringLiteral(" · attacked: %1")
+                    .arg(QString::fromLatin1(core::training::mechanismName(run->config.mechanism).data()));
+    c.note = beforeYourChange(m_session->whatChanged(*tag));
+    c.command = commandLine(core::auditArguments(run->config, run->data, run->shadowModels, run->canaries));
+    return c;
+  });
+  m_frontier->chart()->setExportContext([this] {
+    ExportContext c;
+    const std::optional<FrontierJob>& job = m_frontier->frontierJob();
+    if (!job) {
+      c.knobs = knobsText(m_model.lastValid());
+      return c;
+    }
+    c.knobs = knobsText(job->request.base.knobs);
+    c.dataset = dataText(job->data);
+    c.note = beforeYourChange(m_session->whatChanged(ResultTag{job->request.base.knobs, job->data}));
+    c.command = commandLine(core::frontierArguments(job->request, job->data));
+    return c;
+  });
+}
+
+QString MainWindow::currentTabCommand() const {
+  switch (m_tabs->currentIndex()) {
+    case kPrivacyTab:
+      return commandLine(core::epsilonArguments(shownAccounting(), kAllAccountants));
+    case kTrainingTab: {
+      QString command = m_trainer->accuracyChart()->exportContext().command;
+      if (m_audit->reportRun()) {
+        command += (command.isEmpty() ? QString() : QStringLiteral("\n")) + m_audit->chart()->exportContext().command;
+      }
+      return command;
+    }
+    case kFrontierTab:
+      return m_frontier->chart()->exportContext().command;
+    case kAuditorTab:
+      return m_auditor->charts().front()->exportContext().command;
+    default:
+      return {};
+  }
 }
 
 void MainWindow::buildMenus() {
@@ -431,12 +602,7 @@ void MainWindow::buildFileMenu() {
 void MainWindow::addExportActions(QMenu* file) {
   QMenu* exportMenu = file->addMenu(QStringLiteral("&Export chart"));
   for (ChartPanel* chart : allCharts()) {
-    exportMenu->addAction(chart->title() + QStringLiteral("…"), this, [this, chart] {
-      const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart"),
-                                                        chart->objectName() + QStringLiteral(".png"),
-                                                        QStringLiteral("PNG image (*.png);;SVG drawing (*.svg)"));
-      if (!path.isEmpty()) exportChart(chart, path);
-    });
+    exportMenu->addAction(chart->title() + QStringLiteral("…"), this, [this, chart] { askExport(chart); });
   }
   file->addAction(QStringLiteral("Export &curves (CSV or JSON)…"), this, [this] {
     const QString path =
@@ -460,6 +626,19 @@ void MainWindow::buildEditMenu() {
   redo->setShortcut(QKeySequence::Redo);
   edit->addAction(undo);
   edit->addAction(redo);
+  edit->addSeparator();
+  QAction* copy = edit->addAction(QStringLiteral("Copy as &dpx command"), this, [this] {
+    const QString command = currentTabCommand();
+    if (command.isEmpty()) {
+      showStatus(QStringLiteral("This view has no result to recompute yet."), true);
+      return;
+    }
+    QGuiApplication::clipboard()->setText(command);
+    showStatus(QStringLiteral("Copied: %1").arg(command.section(QLatin1Char('\n'), 0, 0)));
+  });
+  copy->setObjectName(QStringLiteral("copyCommandAction"));
+  copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  copy->setStatusTip(QStringLiteral("The dpx command line that recomputes the current tab's numbers"));
 }
 
 void MainWindow::buildPresetsMenu() {
@@ -562,8 +741,19 @@ bool MainWindow::savePresetFile(const QString& path, const QString& name) {
 }
 
 bool MainWindow::exportChart(ChartPanel* chart, const QString& path) {
-  const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
-  const bool ok = svg ? chart->exportSvg(path) : chart->exportPng(path);
+  bool ok = false;
+  if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+    ok = chart->exportSvg(path);
+  } else if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive) ||
+             path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+    const QByteArray data = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)
+                                ? chart->curvesCsv().toUtf8()
+                                : QJsonDocument(chart->curvesJson()).toJson();
+    QSaveFile file(path);
+    ok = file.open(QIODevice::WriteOnly) && file.write(data) == data.size() && file.commit();
+  } else {
+    ok = chart->exportPng(path);
+  }
   if (ok) {
     showStatus(QStringLiteral("Exported %1").arg(path));
   } else {
@@ -572,14 +762,19 @@ bool MainWindow::exportChart(ChartPanel* chart, const QString& path) {
   return ok;
 }
 
+void MainWindow::askExport(ChartPanel* chart) {
+  const QString path = QFileDialog::getSaveFileName(
+      this, QStringLiteral("Export %1").arg(chart->title()), chart->objectName() + QStringLiteral(".png"),
+      QStringLiteral("PNG image (*.png);;SVG drawing (*.svg);;CSV of the curves (*.csv);;JSON of the curves (*.json)"));
+  if (!path.isEmpty()) exportChart(chart, path);
+}
+
 bool MainWindow::exportCurves(const QString& path) {
   QByteArray data;
   if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) {
     QString csv;
-    for (ChartPanel* chart : allCharts()) {
-      csv += QStringLiteral("# %1\n").arg(chart->title());
-      csv += chart->curvesCsv();
-    }
+    // Each chart's block opens with its own `# ` lines: title, knobs, data, command.
+    for (ChartPanel* chart : allCharts()) csv += chart->curvesCsv();
     data = csv.toUtf8();
   } else {
     QJsonArray charts;

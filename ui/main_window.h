@@ -12,6 +12,7 @@
 #include "compute/analytics.h"
 #include "compute/background_job.h"
 #include "compute/slow_analytics.h"
+#include "io/dpx_command.h"
 #include "session/lessons.h"
 #include "session/parameter_model.h"
 #include "session/privacy_views.h"
@@ -81,7 +82,7 @@ class MainWindow : public QMainWindow {
   bool loadPreset(const Preset& preset);
   bool loadPresetFile(const QString& path);
   bool savePresetFile(const QString& path, const QString& name);
-  bool exportChart(ChartPanel* chart, const QString& path);  // .png or .svg by extension
+  bool exportChart(ChartPanel* chart, const QString& path);  // .png, .svg, .csv or .json by extension
   bool exportCurves(const QString& path);                    // .csv or .json of every chart
   bool exportReport(const QString& path);                    // .html or .pdf
   // Sessions (.dpxsession): the knobs, the trainer's settings, the view, the pin and the last
@@ -90,6 +91,9 @@ class MainWindow : public QMainWindow {
   bool openSession(const QString& path);
   SessionFile currentSession() const;
   QString reportHtml() const;
+  // The dpx command line(s) that recompute the current tab's view (Edit → Copy as dpx command):
+  // the accountant table on the Privacy tab, the trainer's runs, the frontier, the audit.
+  QString currentTabCommand() const;
   // Tab indices.
   static constexpr int kPrivacyTab = 0;
   static constexpr int kTrainingTab = 1;
@@ -131,6 +135,11 @@ class MainWindow : public QMainWindow {
   void buildFileMenu();
   void addExportActions(QMenu* file);
   void buildEditMenu();
+  // Each chart's caption, CSV header and command come from the knobs (and data) it shows.
+  void installExportContexts();
+  void installTrainingContexts();
+  void askExport(ChartPanel* chart);
+  core::AccountingView shownAccounting() const;
   void buildPresetsMenu();
   void buildHelpMenu();
   void addRecentFile(const QString& path);

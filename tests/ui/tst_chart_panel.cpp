@@ -1,5 +1,7 @@
 // Chart panels: sanitised, decimated, replace()-updated curves; log axes with a floor; exports.
+#include <QClipboard>
 #include <QFile>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -125,14 +127,71 @@ class TestChartPanel : public QObject {
     QVERIFY(panel.exportPng(png));
     QVERIFY(panel.exportSvg(svg));
     const QImage image(png);
-    QCOMPARE(image.size(), QSize(1200, 800));
+    QCOMPARE(image.width(), 1200);
+    QVERIFY(image.height() > 800);  // the chart, then its caption
     QVERIFY(dpx::test::distinctColors(image) >= 8);
     QVERIFY(dpx::test::inkShare(image) > 0.01);
     QString why;
     QVERIFY2(dpx::test::svgHasShapes(svg, 10, &why), qPrintable(why));
-    QVERIFY(panel.curvesCsv().startsWith(QStringLiteral("curve,x,y\n")));
-    QCOMPARE(panel.curvesCsv().count(QLatin1Char('\n')), 11);
+    // `# ` lines of context, then the table as it always was.
+    QStringList table = panel.curvesCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY(table.first().startsWith(QLatin1String("# DP Explorer")));
+    table.removeIf([](const QString& line) { return line.startsWith(QLatin1String("# ")); });
+    QCOMPARE(table.first(), QStringLiteral("curve,x,y"));
+    QCOMPARE(table.size(), 11);
     QCOMPARE(panel.curvesJson().value(QStringLiteral("curves")).toArray().size(), 1);
+  }
+
+  // A wide, short panel (as in the Privacy tab's grid) exports a full picture: the chart is laid
+  // out for the image, so its drawing spans the width and most of the height; the caption below
+  // wraps a long command instead of cutting it, and holds what the owner supplied.
+  void exportFillsTheImageAndWrapsItsCaption() {
+    ChartPanel panel(QStringLiteral("ε vs K"), QStringLiteral("K"), QStringLiteral("ε"));
+    panel.resize(1000, 280);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVector<QPointF> points;
+    for (int i = 1; i <= 200; ++i) points.push_back({double(i), std::sqrt(double(i))});
+    CurveStyle style;
+    style.color = QColor(200, 30, 30);
+    panel.setCurve(QStringLiteral("a"), QStringLiteral("a long legend entry"), points, style);
+    panel.refreshAxes();
+    QString command = QStringLiteral("dpx epsilon --accountant all");
+    panel.setExportContext([&command] {
+      return dpx::ui::ExportContext{QStringLiteral("n = 60000 · m = 256 · σ = 1.1 · K = 3516 (15 epochs) · δ = 1e-05"),
+                                    QStringLiteral("builtin:digits"), QString(), command};
+    });
+    const QImage shortCaption = panel.exportImage(QSize(1200, 800));
+    for (int i = 0; i < 40; ++i) command += QStringLiteral(" --flag-%1 %2").arg(i).arg(1.0 / (i + 3), 0, 'g', 17);
+    const QImage longCaption = panel.exportImage(QSize(1200, 800));
+    QCOMPARE(longCaption.width(), 1200);
+    QVERIFY(longCaption.height() > shortCaption.height() + 40);  // wrapped onto more lines, not clipped
+    // The curve's colour spans most of the chart's width and height.
+    const dpx::test::ColorPixels curve = dpx::test::findColor(longCaption, QRect(0, 0, 1200, 800), style.color, 30);
+    QVERIFY(curve.count > 500);
+    int left = 1200;
+    int right = 0;
+    for (int x = 0; x < 1200; ++x) {
+      for (int y = 0; y < 800; ++y) {
+        const QColor c = longCaption.pixelColor(x, y);
+        if (std::abs(c.red() - 200) < 30 && c.green() < 80 && c.blue() < 80) {
+          left = std::min(left, x);
+          right = std::max(right, x);
+          break;
+        }
+      }
+    }
+    QVERIFY2(right - left > 800, qPrintable(QStringLiteral("curve spans %1..%2").arg(left).arg(right)));
+    // Drawn pixels across the chart region's width and in the caption's last lines.
+    const QImage caption = longCaption.copy(0, 800, 1200, longCaption.height() - 800);
+    QVERIFY(dpx::test::inkShare(caption) > 0.01);
+    const QImage lastLines = longCaption.copy(0, longCaption.height() - 60, 1200, 60);
+    QVERIFY(dpx::test::inkShare(lastLines) > 0.001);
+    const QStringList lines = panel.contextLines();
+    QVERIFY(lines.contains(QStringLiteral("data: builtin:digits")));
+    QVERIFY(lines.last().startsWith(QLatin1String("dpx epsilon")));
+    QVERIFY(panel.copyCommand());
+    QCOMPARE(QGuiApplication::clipboard()->text(), command);
   }
 };
 

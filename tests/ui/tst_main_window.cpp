@@ -671,9 +671,11 @@ class TestMainWindow : public QObject {
     const QString svgPath = m_dir.filePath(QStringLiteral("e.svg"));
     QVERIFY(w.exportChart(w.charts()->epsilon(), pngPath));
     QVERIFY(w.exportChart(w.charts()->epsilon(), svgPath));
-    // The PNG is a picture of the chart: 1200×800, many colours, the rdp curve's colour in it.
+    // The PNG is a picture of the chart: 1200 wide, 800 of chart over its caption, many colours,
+    // the rdp curve's colour in it.
     const QImage png(pngPath);
-    QCOMPARE(png.size(), QSize(1200, 800));
+    QCOMPARE(png.width(), 1200);
+    QVERIFY(png.height() > 800);
     QVERIFY(dpx::test::distinctColors(png) >= 16);
     QVERIFY(dpx::test::findColor(png, png.rect(), QColor::fromRgb(accountantColor("rdp")), 10).count > 100);
     QString why;
@@ -682,7 +684,7 @@ class TestMainWindow : public QObject {
     const QString json = m_dir.filePath(QStringLiteral("curves.json"));
     QVERIFY(w.exportCurves(csv));
     QVERIFY(w.exportCurves(json));
-    // CSV: one "# chart" line per chart, then "curve,x,y" rows with finite numbers.
+    // CSV: per chart, `# ` lines of context, then "curve,x,y" rows with finite numbers.
     QFile csvFile(csv);
     QVERIFY(csvFile.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csvFile.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);

@@ -4,19 +4,26 @@
 #include <QBuffer>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
 #include <QCursor>
+#include <QDateTime>
 #include <QFile>
+#include <QGraphicsLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QImage>
 #include <QJsonArray>
+#include <QJsonValue>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QSvgGenerator>
+#include <QTextDocument>
 #include <QTextStream>
 #include <QTimer>
 #include <QToolTip>
@@ -134,6 +141,7 @@ ChartPanel::ChartPanel(const QString& title, const QString& xTitle, const QStrin
   buildView(title);
   buildAxes(xTitle, yTitle);
   buildMarker();
+  buildContextMenu();
   connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& plot) {
     fitLogLabels();
     // Lines were simplified for the plot they were laid out in: grown well beyond it, their
@@ -910,13 +918,130 @@ void ChartPanel::fitLogLabels() {
   apply(m_yLog, yBase);
 }
 
+namespace {
+
+// Exports lay the chart out at 1/kExportScale of the image and draw it scaled up: its fonts,
+// legend and lines keep the proportions they have on screen instead of shrinking to a corner
+// of a large plot.
+constexpr double kExportScale = 1.5;
+constexpr double kCaptionMargin = 10.0;  // logical pixels around the caption
+
+}  // namespace
+
+// The chart is laid out again at the target's logical size (not the view's, whose shape may be
+// another: a wide panel drawn into 1200 × 800 kept its aspect ratio and left the image half
+// empty), drawn, and given back its on-screen size.
+void ChartPanel::paintChart(QPainter* painter, const QRectF& target) const {
+  const QSizeF onScreen = m_chart->size();
+  const QSizeF logical = target.size() / kExportScale;
+  m_chart->resize(logical);
+  if (QGraphicsLayout* layout = m_chart->layout()) layout->activate();
+  painter->save();
+  painter->setRenderHint(QPainter::Antialiasing);
+  m_chart->scene()->render(painter, target, QRectF(m_chart->scenePos(), logical), Qt::IgnoreAspectRatio);
+  painter->restore();
+  m_chart->resize(onScreen);
+  if (QGraphicsLayout* layout = m_chart->layout()) layout->activate();
+}
+
 QImage ChartPanel::render(const QSize& size) const {
   QImage image(size, QImage::Format_ARGB32);
   image.fill(Qt::white);
   QPainter painter(&image);
-  painter.setRenderHint(QPainter::Antialiasing);
   const ExportLegend legend(m_chart, m_legend != nullptr);
-  m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
+  paintChart(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+  painter.end();
+  return image;
+}
+
+ExportContext ChartPanel::exportContext() const { return m_contextProvider ? m_contextProvider() : ExportContext{}; }
+
+QStringList ChartPanel::contextLines() const {
+  const ExportContext context = exportContext();
+  QStringList lines;
+  lines << QStringLiteral("DP Explorer %1 — %2").arg(QStringLiteral(DPX_VERSION), m_title);
+  lines << QStringLiteral("exported %1").arg(QDateTime::currentDateTime().toString(Qt::ISODate));
+  if (!context.knobs.isEmpty()) lines << context.knobs.split(QLatin1Char('\n'));
+  if (!context.dataset.isEmpty()) lines << QStringLiteral("data: ") + context.dataset;
+  if (!context.note.isEmpty()) lines << context.note;
+  if (!context.command.isEmpty()) lines << context.command.split(QLatin1Char('\n'));
+  return lines;
+}
+
+bool ChartPanel::copyCommand() const {
+  const QString command = exportContext().command;
+  if (command.isEmpty()) return false;
+  QGuiApplication::clipboard()->setText(command);
+  return true;
+}
+
+void ChartPanel::buildContextMenu() {
+  m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+    QMenu menu(this);
+    menu.addAction(QStringLiteral("Export (PNG, SVG, CSV or JSON)…"), this, [this] { Q_EMIT exportRequested(this); });
+    QAction* copy = menu.addAction(QStringLiteral("Copy as dpx command"), this, [this] { copyCommand(); });
+    const QString command = exportContext().command;
+    copy->setEnabled(!command.isEmpty());
+    copy->setToolTip(command);
+    menu.exec(m_view->mapToGlobal(at));
+  });
+}
+
+// Title, knobs, data and note, app and date, then the command in a fixed-width font; the text
+// wraps at the image's width (a long command breaks between flags, or anywhere if it must).
+void ChartPanel::prepareCaption(QTextDocument& caption, double width) const {
+  const ExportContext context = exportContext();
+  const auto html = [](const QString& text) {
+    return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+  };
+  QString body = QStringLiteral("<p style='margin:0'><b>%1</b></p>").arg(html(m_title));
+  if (!context.knobs.isEmpty()) body += QStringLiteral("<p style='margin:0'>%1</p>").arg(html(context.knobs));
+  if (!context.dataset.isEmpty()) {
+    body += QStringLiteral("<p style='margin:0'>data: %1</p>").arg(html(context.dataset));
+  }
+  if (!context.note.isEmpty()) {
+    body += QStringLiteral("<p style='margin:0; color:#8a4b00'>%1</p>").arg(html(context.note));
+  }
+  body +=
+      QStringLiteral("<p style='margin:0; color:#555555'>DP Explorer %1 · exported %2</p>")
+          .arg(QStringLiteral(DPX_VERSION), QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+  if (!context.command.isEmpty()) {
+    body += QStringLiteral("<p style='margin-top:4px; font-family:monospace'>%1</p>").arg(html(context.command));
+  }
+  QFont font = QGuiApplication::font();
+  font.setPointSizeF(9.0);
+  caption.setDefaultFont(font);
+  QTextOption option = caption.defaultTextOption();
+  option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+  caption.setDefaultTextOption(option);
+  caption.setDocumentMargin(kCaptionMargin);
+  caption.setHtml(body);
+  caption.setTextWidth(width);
+}
+
+void ChartPanel::paintExport(QPainter* painter, const QSize& chartSize, QTextDocument& caption) const {
+  paintChart(painter, QRectF(QPointF(0, 0), QSizeF(chartSize)));
+  painter->save();
+  painter->translate(0, chartSize.height());
+  painter->scale(kExportScale, kExportScale);
+  painter->setPen(QPen(QColor(200, 200, 200), 1.0));
+  painter->drawLine(QPointF(kCaptionMargin, 0), QPointF(chartSize.width() / kExportScale - kCaptionMargin, 0));
+  caption.drawContents(painter);
+  painter->restore();
+}
+
+QImage ChartPanel::exportImage(const QSize& size) const {
+  QTextDocument caption;
+  prepareCaption(caption, size.width() / kExportScale);
+  const int captionHeight = static_cast<int>(std::ceil(caption.size().height() * kExportScale));
+  QImage image(size.width(), size.height() + captionHeight, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setRenderHint(QPainter::TextAntialiasing);
+  const ExportLegend legend(m_chart, m_legend != nullptr);
+  paintExport(&painter, size, caption);
   painter.end();
   return image;
 }
@@ -939,19 +1064,22 @@ QRect ChartPanel::plotRect() const {
 
 QImage ChartPanel::grabView() const { return m_view->grab().toImage(); }
 
-bool ChartPanel::exportPng(const QString& path, const QSize& size) const { return render(size).save(path, "PNG"); }
+bool ChartPanel::exportPng(const QString& path, const QSize& size) const { return exportImage(size).save(path, "PNG"); }
 
 bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
+  QTextDocument caption;
+  prepareCaption(caption, size.width() / kExportScale);
+  const QSize full(size.width(), size.height() + static_cast<int>(std::ceil(caption.size().height() * kExportScale)));
   QSvgGenerator generator;
   generator.setFileName(path);
-  generator.setSize(size);
-  generator.setViewBox(QRect(QPoint(0, 0), size));
+  generator.setSize(full);
+  generator.setViewBox(QRect(QPoint(0, 0), full));
   generator.setTitle(m_title);
-  generator.setDescription(QStringLiteral("DP Explorer chart"));
+  generator.setDescription(contextLines().join(QLatin1Char('\n')));
   QPainter painter;
   if (!painter.begin(&generator)) return false;
   const ExportLegend legend(m_chart, m_legend != nullptr);
-  m_view->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), m_view->rect());
+  paintExport(&painter, size, caption);
   painter.end();
   return QFile::exists(path) && QFile(path).size() > 0;
 }
@@ -959,6 +1087,7 @@ bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
 QString ChartPanel::curvesCsv() const {
   QString out;
   QTextStream stream(&out);
+  for (const QString& line : contextLines()) stream << "# " << line << '\n';
   stream << "curve,x,y\n";
   for (const QString& id : m_order) {
     const Curve& curve = m_curves.at(id);
@@ -996,6 +1125,16 @@ QJsonObject ChartPanel::curvesJson() const {
     curves.append(c);
   }
   root.insert(QStringLiteral("curves"), curves);
+  const ExportContext context = exportContext();
+  QJsonObject about;
+  about.insert(QStringLiteral("app"), QStringLiteral("DP Explorer"));
+  about.insert(QStringLiteral("version"), QStringLiteral(DPX_VERSION));
+  about.insert(QStringLiteral("exported"), QDateTime::currentDateTime().toString(Qt::ISODate));
+  about.insert(QStringLiteral("knobs"), context.knobs);
+  if (!context.dataset.isEmpty()) about.insert(QStringLiteral("data"), context.dataset);
+  if (!context.note.isEmpty()) about.insert(QStringLiteral("note"), context.note);
+  about.insert(QStringLiteral("command"), context.command);
+  root.insert(QStringLiteral("context"), about);
   return root;
 }
 

@@ -2,7 +2,8 @@
 // once and re-ranged; a curve is updated with one replace() call; points are sanitised (nothing
 // non-finite, a floor on log axes) and decimated to about twice the plot width; animations are
 // off; the legend toggles curves; hovering a curve shows its tooltip (for a greyed accountant,
-// why its assumptions fail). Exports: PNG, SVG, CSV and JSON of the curves as computed.
+// why its assumptions fail). Exports: PNG, SVG, CSV and JSON of the curves as computed, each
+// with the context its owner supplies (knobs, data, the dpx command that recomputes it).
 // Qt Charts types stay inside ui/charts/.
 #pragma once
 
@@ -33,6 +34,8 @@ class QLegendMarker;
 class QLabel;
 class QToolButton;
 class QHBoxLayout;
+class QPainter;
+class QTextDocument;
 QT_END_NAMESPACE
 
 namespace dpx::ui {
@@ -67,6 +70,15 @@ QVector<QPointF> decimatePoints(const QVector<QPointF>& points, int maxPoints);
 // log-log axes is nearly straight over most of its length: a few dozen of its 500 points draw it.
 QVector<QPointF> simplifyPolyline(const QVector<QPointF>& points,
                                   const std::function<QPointF(const QPointF&)>& toPixels, double tolerance);
+
+// Where an exported chart's numbers come from. The chart knows only its curves: the view that
+// owns the knobs supplies this (ChartPanel::setExportContext).
+struct ExportContext {
+  QString knobs;    // one or two lines: "n = 60000 · m = 256 · σ = 1.1 · …"
+  QString dataset;  // the data a training or audit chart trained on; empty for pure accounting
+  QString note;     // e.g. that the result is of knobs changed since
+  QString command;  // the dpx command line(s) that recompute the chart, one per line
+};
 
 class ChartPanel : public QWidget {
   Q_OBJECT
@@ -137,12 +149,24 @@ class ChartPanel : public QWidget {
   // laid out twice, for its new points on the old axes and again on the new ones.
   void deferRedraws() { m_deferRedraws = true; }
 
+  // `size` is the chart's part of the image; the caption (title, knobs, data, app, date, the dpx
+  // command) is added below it, as tall as its wrapped text needs.
   bool exportPng(const QString& path, const QSize& size = QSize(1200, 800)) const;
+  QImage exportImage(const QSize& size = QSize(1200, 800)) const;
+  // The chart alone, laid out for `size` (scaled so its text reads as on screen) and filling it.
   QImage render(const QSize& size) const;
   QByteArray pngBytes(const QSize& size = QSize(900, 600)) const;
   bool exportSvg(const QString& path, const QSize& size = QSize(1200, 800)) const;
+  // The curves after `# ` lines of context (contextLines()); a reader that skips them gets
+  // the same table as before.
   QString curvesCsv() const;
-  QJsonObject curvesJson() const;
+  QJsonObject curvesJson() const;  // with a "context" object of the same fields
+  void setExportContext(std::function<ExportContext()> provider) { m_contextProvider = std::move(provider); }
+  ExportContext exportContext() const;
+  // App and version, date, title, knobs, data, note and command, one item per line.
+  QStringList contextLines() const;
+  // Puts the dpx command on the clipboard; false when the chart has none.
+  bool copyCommand() const;
   QString title() const { return m_title; }
   // The title drawn over the chart (title() stays the chart's name in menus and exports).
   void setHeading(const QString& heading);
@@ -156,6 +180,7 @@ class ChartPanel : public QWidget {
   QImage grabView() const;
 
  Q_SIGNALS:
+  // "Export…" in the chart's context menu: the owner asks where to (PNG, SVG, CSV or JSON).
   void exportRequested(ChartPanel* panel);
 
  private:
@@ -188,6 +213,10 @@ class ChartPanel : public QWidget {
   void buildView(const QString& title);
   void buildAxes(const QString& xTitle, const QString& yTitle);
   void buildMarker();
+  void buildContextMenu();
+  void paintChart(QPainter* painter, const QRectF& target) const;
+  void paintExport(QPainter* painter, const QSize& chartSize, QTextDocument& caption) const;
+  void prepareCaption(QTextDocument& caption, double width) const;
   std::map<QString, Curve>::iterator addCurve(const QString& id, const CurveStyle& style);
   void showHoverTip(const QString& id, const QPointF& point, bool state);
   qsizetype nearestPoint(const Curve& curve, double x) const;
@@ -236,6 +265,7 @@ class ChartPanel : public QWidget {
   QSizeF m_simplifiedFor;          // the plot size the drawn lines were simplified for
   std::optional<QSet<QString>> m_focus;
   std::map<QString, bool> m_visibleBeforeFocus;  // the user's visibility, restored when focus ends
+  std::function<ExportContext()> m_contextProvider;
 };
 
 }  // namespace dpx::ui

@@ -1,0 +1,174 @@
+// Exports with context, offscreen: an exported chart is a full picture with a caption of its
+// knobs and command; a CSV opens with `# ` lines of the knobs and the command; Edit → Copy as dpx
+// command puts on the clipboard a command that recomputes the headline ε; the Training tab's
+// audit ROC exports to PNG and CSV with the audit's own knobs and data, and says so once the
+// knobs move on.
+#include <QAction>
+#include <QClipboard>
+#include <QFile>
+#include <QGuiApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "accounting/registry.h"
+#include "audit_panel.h"
+#include "charts/chart_panel.h"
+#include "charts/explorer_charts.h"
+#include "cli_util.h"
+#include "common/format.h"
+#include "main_window.h"
+#include "pixel_util.h"
+#include "test_util.h"
+
+using namespace dpx::core;
+using namespace dpx::ui;
+
+namespace {
+
+QStringList fileLines(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+// Share of the columns of `area` with at least one drawn (not near-white) pixel.
+double inkedColumns(const QImage& image, const QRect& area) {
+  int inked = 0;
+  for (int x = area.left(); x <= area.right(); ++x) {
+    for (int y = area.top(); y <= area.bottom(); ++y) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.red() < 200 || c.green() < 200 || c.blue() < 200) {
+        ++inked;
+        break;
+      }
+    }
+  }
+  return double(inked) / area.width();
+}
+
+}  // namespace
+
+class TestChartExports : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir m_dir;
+  std::unique_ptr<QSettings> m_settings;
+  std::unique_ptr<MainWindow> m_window;
+
+  MainWindow& window() { return *m_window; }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    m_settings = std::make_unique<QSettings>(m_dir.filePath(QStringLiteral("test.ini")), QSettings::IniFormat);
+    m_window = std::make_unique<MainWindow>(m_settings.get());
+    // A shorter run than the default keeps dpx's exact accountant quick.
+    window().model()->setKnob(Knob::kK, 1000);
+    window().resize(1400, 900);
+    window().show();
+    QVERIFY(window().waitForLessonViews(20000));
+    QTRY_VERIFY_WITH_TIMEOUT(window().session()->headlineEpsilon().has_value(), 10000);
+  }
+
+  void cleanupTestCase() { m_window.reset(); }
+
+  void pngHasChartAcrossItsWidthAndACaption() {
+    const QString path = m_dir.filePath(QStringLiteral("epsilon.png"));
+    QVERIFY(window().exportChart(window().charts()->epsilon(), path));
+    const QImage png(path);
+    QCOMPARE(png.width(), 1200);
+    QVERIFY(png.height() > 860);
+    // Plot and legend fill the width; only the margins and the gap before the legend stay blank.
+    QVERIFY(inkedColumns(png, QRect(0, 0, 1200, 800)) > 0.7);
+    const QImage caption = png.copy(0, 800, 1200, png.height() - 800);
+    QVERIFY(dpx::test::inkShare(caption) > 0.01);
+    QVERIFY(inkedColumns(caption, caption.rect()) > 0.5);
+  }
+
+  void csvOpensWithKnobsAndCommand() {
+    const QString path = m_dir.filePath(QStringLiteral("epsilon.csv"));
+    QVERIFY(window().exportChart(window().charts()->epsilon(), path));
+    const QStringList lines = fileLines(path);
+    QStringList header;
+    for (const QString& line : lines) {
+      if (!line.startsWith(QLatin1String("# "))) break;
+      header << line;
+    }
+    QVERIFY(header.size() >= 5);
+    const QString text = header.join(QLatin1Char('\n'));
+    for (const char* knob : {"n = 60000", "σ = 1.1", "K = 1000", "δ = 1e-05", "# dpx epsilon", "# dpx curve"}) {
+      QVERIFY2(text.contains(QString::fromUtf8(knob)), knob);
+    }
+    QCOMPARE(lines.at(header.size()), QStringLiteral("curve,x,y"));
+    // JSON carries the same context.
+    const QJsonObject json = window().charts()->epsilon()->curvesJson();
+    QVERIFY(json.value(QStringLiteral("context"))
+                .toObject()
+                .value(QStringLiteral("command"))
+                .toString()
+                .startsWith(QLatin1String("dpx epsilon")));
+  }
+
+  void copiedCommandRecomputesTheHeadline() {
+    window().tabs()->setCurrentIndex(MainWindow::kPrivacyTab);
+    auto* copy = window().findChild<QAction*>(QStringLiteral("copyCommandAction"));
+    QVERIFY(copy);
+    QGuiApplication::clipboard()->clear();
+    copy->trigger();
+    const QString command = QGuiApplication::clipboard()->text();
+    QVERIFY(command.startsWith(QLatin1String("dpx epsilon ")));
+    QStringList words = dpx::test::shellWords(command);
+    words.removeFirst();
+    words << QStringLiteral("--json");
+    const dpx::test::CliRun run = dpx::test::runDpx(words);
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    const std::optional<double> headline = window().session()->headlineEpsilon();
+    QVERIFY(headline);
+    bool compared = false;
+    const auto* table = accounting::findAccountant("rdp");  // the headline is the table's rdp row
+    for (const QJsonValue& row : QJsonDocument::fromJson(run.out.toUtf8()).array()) {
+      if (row.toObject().value(QStringLiteral("accountant")).toString().toStdString() != table->id()) continue;
+      DPX_COMPARE_REL(row.toObject().value(QStringLiteral("epsilon")).toDouble(), *headline, 1e-9);
+      compared = true;
+    }
+    QVERIFY(compared);
+  }
+
+  void auditRocExportsWithItsOwnKnobs() {
+    AuditPanel* audit = window().auditPanel();
+    QVERIFY(window().allCharts().contains(audit->chart()));
+    window().tabs()->setCurrentIndex(MainWindow::kTrainingTab);
+    audit->shadowBox()->setValue(1);
+    QSignalSpy ready(audit, &AuditPanel::reportReady);
+    audit->runAudit();
+    QVERIFY(ready.wait(60000));
+    const QString csv = m_dir.filePath(QStringLiteral("audit.csv"));
+    const QString png = m_dir.filePath(QStringLiteral("audit.png"));
+    QVERIFY(window().exportChart(audit->chart(), csv));
+    QVERIFY(window().exportChart(audit->chart(), png));
+    const QString text = fileLines(csv).join(QLatin1Char('\n'));
+    QVERIFY(text.contains(QLatin1String("# data: builtin:digits")));
+    QVERIFY(text.contains(QLatin1String("# dpx audit --data builtin:digits")));
+    QVERIFY(text.contains(QLatin1String("--shadow-models 1")));
+    QVERIFY(text.contains(QLatin1String("\ncurve,x,y\n")));
+    const QImage image(png);
+    QVERIFY(image.height() > 860);
+    QVERIFY(dpx::test::inkShare(image.copy(0, 800, 1200, image.height() - 800)) > 0.01);
+    QVERIFY(!window().currentTabCommand().isEmpty());
+    // The knobs move on: the audit's caption keeps its own σ and says it is from before.
+    const double sigma = audit->reportTag()->knobs.sigma;
+    window().model()->setKnob(Knob::kSigma, 2.5);
+    const QString context = audit->chart()->contextLines().join(QLatin1Char('\n'));
+    QVERIFY2(context.contains(QLatin1String("before your change")), qPrintable(context));
+    QVERIFY(context.contains(QStringLiteral("σ = %1").arg(QString::fromStdString(formatNumber(sigma)))));
+    QVERIFY(context.contains(QStringLiteral("σ = %1 (now 2.5)").arg(QString::fromStdString(formatNumber(sigma, 4)))));
+  }
+};
+
+QTEST_MAIN(TestChartExports)
+#include "tst_chart_exports.moc"
