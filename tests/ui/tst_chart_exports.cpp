@@ -75,7 +75,11 @@ class TestChartExports : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window().session()->headlineEpsilon().has_value(), 10000);
   }
 
-  void cleanupTestCase() { m_window.reset(); }
+  void cleanupTestCase() {
+    m_window.reset();
+    if (qEnvironmentVariableIsSet("DPX_KEEP_EXPORTS"))
+      m_dir.setAutoRemove(false), qInfo("exports kept in %s", qPrintable(m_dir.path()));
+  }
 
   void pngHasChartAcrossItsWidthAndACaption() {
     const QString path = m_dir.filePath(QStringLiteral("epsilon.png"));
