@@ -53,6 +53,8 @@ ChartLegend::ChartLegend(QWidget* parent) : QScrollArea(parent) {
 void ChartLegend::setEntries(std::vector<LegendEntry> entries) {
   if (entries == m_shown) return;
   m_shown = std::move(entries);
+  QStringList ids;
+  for (const LegendEntry& e : m_shown) ids << e.id;
   while (m_buttons.size() > m_shown.size()) {
     delete m_buttons.back();
     m_buttons.pop_back();
@@ -86,8 +88,13 @@ void ChartLegend::setEntries(std::vector<LegendEntry> entries) {
                                    : QStringLiteral("QToolButton { padding: 0 2px; }"));
     widest = std::max(widest, button->sizeHint().width());
   }
-  // As wide as the longest row: the chart keeps the rest of the width.
-  setFixedWidth(std::max(90, widest + 6 + verticalScrollBar()->sizeHint().width()));
+  // As wide as the longest row, the chart keeps the rest. A label that only carries a new number
+  // ("ε = 2.53") never narrows it: a new width lays the chart out again, most of a frame; it is
+  // fitted anew when the entries themselves change.
+  const int wanted = std::max(90, widest + 6 + verticalScrollBar()->sizeHint().width());
+  const bool sameEntries = ids == m_widthFor;
+  if (!sameEntries || wanted > width()) setFixedWidth(sameEntries ? std::max(wanted, width()) : wanted);
+  m_widthFor = std::move(ids);
 }
 
 QStringList ChartLegend::labels() const {

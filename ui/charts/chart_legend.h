@@ -45,6 +45,7 @@ class ChartLegend : public QScrollArea {
   QVBoxLayout* m_rows;
   std::vector<LegendEntry> m_shown;
   std::vector<QToolButton*> m_buttons;
+  QStringList m_widthFor;  // the entries the width was fitted to
 };
 
 }  // namespace dpx::ui
