@@ -92,8 +92,8 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
     set(3, QStringLiteral("—"));
   }
   if (s.rdpAtAlpha && s.epsilonAtAlpha) {
-    set(4, QStringLiteral("ε_α = %1 → ε = %2").arg(number(*s.rdpAtAlpha, 4), number(s.epsilonAtAlpha->epsilon, 4)),
-        QStringLiteral("At the α knob alone: total Rényi ε_α = %1, converted to ε = %2 at δ = %3 (the optimal order "
+    set(4, QStringLiteral("ε(α) = %1 → ε = %2").arg(number(*s.rdpAtAlpha, 4), number(s.epsilonAtAlpha->epsilon, 4)),
+        QStringLiteral("At the α knob alone: total Rényi ε(α) = %1, converted to ε = %2 at δ = %3 (the optimal order "
                        "α* gives ε = %4)")
             .arg(number(*s.rdpAtAlpha), number(s.epsilonAtAlpha->epsilon), number(s.epsilonAtAlpha->delta),
                  s.epsilon ? number(s.epsilon->epsilon) : QStringLiteral("—")));

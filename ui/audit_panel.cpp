@@ -246,9 +246,9 @@ void AuditPanel::drawReferences(const core::audit::AuditReport& report) {
   if (!proven.isEmpty()) {
     CurveStyle p;
     p.color = QColor::fromRgb(accountantColor(report.accountant));
-    p.tooltip = QStringLiteral("f_{ε,δ} of the run's proven ε: no attack can go below it");
+    p.tooltip = QStringLiteral("f(ε,δ) of the run's proven ε: no attack can go below it");
     m_chart->setCurve(QStringLiteral("proven"),
-                      QStringLiteral("proven f_{ε,δ} (%1)").arg(QString::fromStdString(report.accountant)), proven, p);
+                      QStringLiteral("proven f(ε,δ) (%1)").arg(QString::fromStdString(report.accountant)), proven, p);
   } else {
     m_chart->removeCurve(QStringLiteral("proven"));
   }

@@ -24,6 +24,7 @@
 #include <QScatterSeries>
 #include <QSvgGenerator>
 #include <QTextDocument>
+#include <QTextDocumentFragment>
 #include <QTextStream>
 #include <QTimer>
 #include <QToolTip>
@@ -1104,8 +1105,10 @@ QString ChartPanel::curvesCsv() const {
 QJsonObject ChartPanel::curvesJson() const {
   QJsonObject root;
   root.insert(QStringLiteral("title"), m_title);
-  root.insert(QStringLiteral("x_axis"), m_logX ? m_xLog->titleText() : m_xLinear->titleText());
-  root.insert(QStringLiteral("y_axis"), m_logY ? m_yLog->titleText() : m_yLinear->titleText());
+  // Axis titles may be rich text ("ε<sub>α</sub>"); a file gets their plain text.
+  const auto plain = [](const QString& title) { return QTextDocumentFragment::fromHtml(title).toPlainText(); };
+  root.insert(QStringLiteral("x_axis"), plain(m_logX ? m_xLog->titleText() : m_xLinear->titleText()));
+  root.insert(QStringLiteral("y_axis"), plain(m_logY ? m_yLog->titleText() : m_yLinear->titleText()));
   QJsonArray curves;
   for (const QString& id : m_order) {
     const Curve& curve = m_curves.at(id);

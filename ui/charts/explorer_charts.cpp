@@ -1,6 +1,9 @@
 #include "charts/explorer_charts.h"
 
 #include <QSet>
+#include <algorithm>
+#include <iterator>
+#include <map>
 
 #include "accounting/cyclic_accountant.h"
 #include "accounting/registry.h"
@@ -61,12 +64,42 @@ QVector<QPointF> toPoints(const PlotCurve& curve) {
 
 namespace {
 
+// One colour per legend entry: entries that share their accountant's colour (the step-size
+// chart's four sgmcmc lines, an accountant's ε beside its G(μ)) get lighter and darker shades of
+// it, in order, and the curves grouped with an entry follow it.
+void shadeRepeatedColours(const std::vector<PlotCurve>& curves, std::vector<CurveStyle>& styles) {
+  constexpr int kLightnessSteps[] = {0, -70, 55, -115, 95, -40, 30};
+  std::map<QRgb, int> seen;
+  std::map<QString, QColor> groupColour;
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    CurveStyle& style = styles[i];
+    // Neutral greys (references, limits) are told apart by their pens.
+    if (!style.inLegend || style.color.hslSaturation() == 0) continue;
+    const int k = seen[style.color.rgb()]++;
+    if (k == 0) continue;
+    const int shift = kLightnessSteps[k % std::size(kLightnessSteps)];
+    QColor shaded = QColor::fromHsl(style.color.hslHue(), style.color.hslSaturation(),
+                                    std::clamp(style.color.lightness() + shift, 25, 215), style.color.alpha());
+    style.color = shaded;
+    if (!style.group.isEmpty()) groupColour[style.group] = shaded;
+  }
+  for (CurveStyle& style : styles) {
+    if (style.inLegend || style.group.isEmpty()) continue;
+    if (const auto it = groupColour.find(style.group); it != groupColour.end()) style.color = it->second;
+  }
+}
+
 void showCurves(ChartPanel* chart, const std::vector<PlotCurve>& curves, const QStringList& extraKeep = {}) {
   QSet<QString> keep(extraKeep.begin(), extraKeep.end());
-  for (const PlotCurve& c : curves) {
+  std::vector<CurveStyle> styles;
+  styles.reserve(curves.size());
+  for (const PlotCurve& c : curves) styles.push_back(styleFor(c));
+  shadeRepeatedColours(curves, styles);
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const PlotCurve& c = curves[i];
     const QString id = QString::fromStdString(c.id);
     keep.insert(id);
-    chart->setCurve(id, QString::fromStdString(c.label), toPoints(c), styleFor(c));
+    chart->setCurve(id, QString::fromStdString(c.label), toPoints(c), styles[i]);
   }
   chart->removeCurvesExcept(keep);
 }
@@ -79,8 +112,8 @@ ExplorerCharts::ExplorerCharts(QWidget* parent) : QObject(parent) {
   m_epsilon->setLogAxis(Qt::Horizontal, true);
   m_epsilon->setLogAxis(Qt::Vertical, true);
   m_epsilon->setLogFloor(1e-6);
-  m_rdp =
-      new ChartPanel(QStringLiteral("Rényi DP of the run"), QStringLiteral("order α"), QStringLiteral("ε_α"), parent);
+  m_rdp = new ChartPanel(QStringLiteral("Rényi DP of the run"), QStringLiteral("order α"),
+                         QStringLiteral("ε<sub>α</sub>"), parent);
   m_rdp->setObjectName(QStringLiteral("rdpChart"));
   m_rdp->setLogAxis(Qt::Horizontal, true);
   m_rdp->setLogAxis(Qt::Vertical, true);
@@ -118,7 +151,7 @@ void ExplorerCharts::showAnalytics(const AnalyticsSnapshot& s) {
   m_rdp->setMarker(s.params.alpha, QStringLiteral("α"));
   m_rdp->refreshAxes();
   m_tradeoffCurves = s.tradeoffCurves;
-  m_tradeoff->setHeading(QStringLiteral("Trade-off: f_{ε,δ} solid, f_α at α = %1 dotted")
+  m_tradeoff->setHeading(QStringLiteral("Trade-off: f<sub>ε,δ</sub> solid, f<sub>α</sub> at α = %1 dotted")
                              .arg(QString::fromStdString(core::formatNumber(s.params.alpha, 4))));
   redrawTradeoff();
   Q_EMIT updated();
@@ -283,13 +316,18 @@ void ExplorerCharts::redrawTradeoff() {
   if (m_pldTradeoff) curves.push_back(*m_pldTradeoff);
   m_tradeoff->deferRedraws();
   QSet<QString> keep;
-  for (PlotCurve c : curves) {
+  std::vector<CurveStyle> styles;
+  styles.reserve(curves.size());
+  for (const PlotCurve& c : curves) styles.push_back(styleFor(c));
+  shadeRepeatedColours(curves, styles);
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    PlotCurve c = curves[i];
     if (m_roc) {
       for (double& y : c.y) y = 1.0 - y;  // ROC: power instead of type II error
     }
     const QString id = QString::fromStdString(c.id);
     keep.insert(id);
-    m_tradeoff->setCurve(id, QString::fromStdString(c.label), toPoints(c), styleFor(c));
+    m_tradeoff->setCurve(id, QString::fromStdString(c.label), toPoints(c), styles[i]);
   }
   if (m_audit) {
     PlotCurve c = *m_audit;

@@ -239,9 +239,9 @@ void tradeoffPlane(const AnalyticsContext& ctx, const std::vector<double>& grid,
       PlotCurve g = curveOnGrid(grid, [&](double x) { return gaussianTradeoff(v.value, x); });
       g.id = "tradeoff:" + row.id;
       g.accountant = row.id;
-      g.label = "G_μ, μ = " + core::formatNumber(v.value, 3) + " (" + row.id + ")";
+      g.label = "G(μ), μ = " + core::formatNumber(v.value, 3) + " (" + row.id + ")";
       g.greyed = !row.violations.empty();
-      g.tooltip = g.greyed ? violationsText(row.violations) : "the Gaussian trade-off G_μ of " + row.citation;
+      g.tooltip = g.greyed ? violationsText(row.violations) : "the Gaussian trade-off G(μ) of " + row.citation;
       if (!g.greyed && row.bound == BoundKind::kUpper && row.epsilon) {
         g.tooltip += " — exact, so its (ε = " + core::formatNumber(row.epsilon->epsilon, 4) + ", δ) lies on it";
       }
@@ -281,11 +281,11 @@ void renyiSlices(const AnalyticsContext& ctx, const std::vector<double>& grid, A
     PlotCurve& f = slices[i];
     f.id = "renyi:" + row.id;
     f.accountant = row.id;
-    f.label = "f_α " + row.id + " (α = " + alpha + ")";
+    f.label = "f(α) " + row.id + " (α = " + alpha + ")";
     f.greyed = !row.violations.empty();
     f.dashed = true;
     f.tooltip = f.greyed ? violationsText(row.violations)
-                         : "what ε_α = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) + " at α = " + alpha +
+                         : "what ε(α) = " + core::formatNumber(row.rdpAtAlpha.value_or(0.0), 4) + " at α = " + alpha +
                                " alone certifies (Balle et al. 2020, Rényi DP as hypothesis testing)";
     f.x = curve->typeOne;
     f.y = curve->typeTwo;

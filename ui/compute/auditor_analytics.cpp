@@ -56,7 +56,7 @@ void addAnalyticCurves(const core::Params& params, const EpsilonOptions& options
   const GdpAccountant& gdp = accountantOf<GdpAccountant>();
   if (auto curve = gdp.tradeoff(params, grid, options)) {
     const std::string& id = gdp.info().id;
-    PlotCurve c = curveOf(id, id, "G_μ (" + id + ", CLT estimate)", *curve);
+    PlotCurve c = curveOf(id, id, "G(μ) (" + id + ", CLT estimate)", *curve);
     c.tooltip = "Bu, Dong, Long & Su 2020, Thm 5: the central-limit Gaussian trade-off (an estimate, not a bound)";
     markApplicability(c, gdp, params);
     s.plane.push_back(std::move(c));
@@ -64,9 +64,9 @@ void addAnalyticCurves(const core::Params& params, const EpsilonOptions& options
   const RdpAccountant& rdp = accountantOf<RdpAccountant>();
   const std::string& rdpId = rdp.info().id;
   if (auto curve = rdp.tradeoff(params, grid, options)) {
-    PlotCurve c = curveOf(rdpId + ":fed", rdpId, rdpId + ": f_{ε,δ} over δ", *curve);
+    PlotCurve c = curveOf(rdpId + ":fed", rdpId, rdpId + ": f(ε,δ) over δ", *curve);
     c.dashed = true;
-    c.tooltip = "the pointwise maximum over δ of f_{ε(δ),δ}, ε(δ) from the moments accountant's conversion";
+    c.tooltip = "the pointwise maximum over δ of f(ε(δ),δ), ε(δ) from the moments accountant's conversion";
     markApplicability(c, rdp, params);
     s.plane.push_back(std::move(c));
   }
@@ -75,7 +75,7 @@ void addAnalyticCurves(const core::Params& params, const EpsilonOptions& options
   if (auto curve = renyiTradeoffCurve(rdp, params, grid, allOrders)) {
     PlotCurve c = curveOf(rdpId + ":envelope", rdpId, rdpId + ": optimal envelope over α", *curve);
     c.tooltip =
-        "max over all orders of what ε_α certifies (Balle et al. 2020; Bu, Dong, Long & Su 2020, Fig. 3): the "
+        "max over all orders of what ε(α) certifies (Balle et al. 2020; Bu, Dong, Long & Su 2020, Fig. 3): the "
         "tightest curve Rényi DP alone gives";
     markApplicability(c, rdp, params);
     s.plane.push_back(std::move(c));
