@@ -7,7 +7,7 @@
 # in tests/data/fuzz/<harness>/ and the kept reproducers in tests/data/fuzz/regressions/<harness>/.
 # New coverage goes to build-fuzz/corpus/<harness>/, findings to build-fuzz/crashes/<harness>/
 # (crash-*, leak-*, timeout-*, oom-*). Exits non-zero when any harness found something.
-# Harnesses: csv libsvm idx gzip preset (all by default). DPX_FUZZ_FLAGS sets the optimisation
+# Harnesses: csv libsvm idx gzip preset session (all by default). DPX_FUZZ_FLAGS sets the optimisation
 # (default -O2 -g; .ci/run builds at -O1 -g1 and fuzzes each harness 15 s).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -15,9 +15,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 SECONDS_PER_HARNESS="${1:-600}"
 shift || true
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(csv libsvm idx gzip preset)
+[ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(csv libsvm idx gzip preset session)
 if ! [[ "$SECONDS_PER_HARNESS" =~ ^[0-9]+$ ]] || [ "$SECONDS_PER_HARNESS" -lt 1 ]; then
-  echo "usage: scripts/fuzz.sh [SECONDS] [csv|libsvm|idx|gzip|preset …]" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS] [csv|libsvm|idx|gzip|preset|session …]" >&2
   exit 2
 fi
 

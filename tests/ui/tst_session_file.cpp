@@ -4,6 +4,7 @@
 // line and column or the JSON path of the field; pinning draws A's curves as ghosts and an A/B
 // table of the knobs that differ and every ε.
 #include <QCheckBox>
+#include <QDir>
 #include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
@@ -186,6 +187,21 @@ class TestSessionFile : public QObject {
     QCOMPARE(r.history[0].epsilonSpent, std::optional<double>(0.3));
     QVERIFY(!r.history[1].epsilonSpent);
     QCOMPARE(r.history[1].testAccuracy, 0.58);
+  }
+
+  // The fuzzer's seed sessions are sessions: each opens, and writes back unchanged.
+  void seedSessionsParse() {
+    const QDir seeds(QStringLiteral(DPX_TEST_DATA_DIR "/fuzz/session"));
+    const QStringList files = seeds.entryList({QStringLiteral("*.dpxsession")}, QDir::Files);
+    QVERIFY(files.size() >= 2);
+    for (const QString& name : files) {
+      const Result<SessionFile> parsed = loadSessionFile(seeds.filePath(name), ModelState{});
+      QVERIFY2(parsed.isOk(), parsed.status().message().c_str());
+      const QByteArray written = serializeSession(*parsed);
+      const Result<SessionFile> reread = parseSession(written, name, ModelState{});
+      QVERIFY2(reread.isOk(), reread.status().message().c_str());
+      QCOMPARE(serializeSession(*reread), written);
+    }
   }
 
   // A broken file says where: the byte, line and column of bad JSON, the path of a bad field.
