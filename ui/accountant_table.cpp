@@ -1,6 +1,7 @@
 #include "accountant_table.h"
 
 #include <QHeaderView>
+#include <map>
 
 #include "accounting/pld_accountant.h"
 #include "accounting/registry.h"
@@ -117,24 +118,79 @@ void AccountantTable::writeRow(int row, const AccountantSummary& s) {
 
 void AccountantTable::showAnalytics(const AnalyticsSnapshot& snapshot) {
   setHorizontalHeaderItem(4, new QTableWidgetItem(QStringLiteral("at α = %1").arg(number(snapshot.params.alpha, 4))));
-  m_analyticRows = static_cast<int>(snapshot.accountants.size());
-  setRowCount(m_analyticRows + 2);
-  for (int i = 0; i < m_analyticRows; ++i) writeRow(i, snapshot.accountants[static_cast<std::size_t>(i)]);
-  writePldRow();
-  writeShuffleRow();
-  resizeRowsToContents();
+  m_analytic = snapshot.accountants;
+  rebuild();
 }
 
-void AccountantTable::writePldRow() {
-  const int row = m_analyticRows;
-  if (rowCount() <= row) setRowCount(row + 1);
-  if (m_pld) {
-    writeRow(row, *m_pld);
-    return;
+AccountantTable::Group AccountantTable::groupOf(const AccountantSummary& s) {
+  const BoundKind kind = s.epsilon ? s.epsilon->bound : s.bound;
+  if (kind == BoundKind::kLower) return Group::kLower;
+  if (kind == BoundKind::kEstimate) return Group::kEstimate;
+  return s.violations.empty() ? Group::kApplies : Group::kDoesNotApply;
+}
+
+QString AccountantTable::groupTitle(Group group) {
+  switch (group) {
+    case Group::kApplies:
+      return QStringLiteral("Upper bounds that apply to this run");
+    case Group::kDoesNotApply:
+      return QStringLiteral("Upper bounds whose assumptions this run breaks (not a bound for it)");
+    case Group::kLower:
+      return QStringLiteral("Lower bounds (what any proof must allow)");
+    case Group::kEstimate:
+      return QStringLiteral("Estimates (neither bound)");
   }
-  auto* name = new QTableWidgetItem(placeholderName(accountantOf<core::accounting::PldAccountant>()));
-  setItem(row, 0, name);
-  for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
+  return {};
+}
+
+// Rows grouped — upper bounds that apply, those that do not, lower bounds, estimates — each group
+// under a title row; within a group, the registry's order. The exact pld and shuffle rows join
+// their groups when computed (before: the pld row waits among the upper bounds that apply).
+void AccountantTable::rebuild() {
+  struct Shown {
+    const AccountantSummary* summary = nullptr;  // null: a placeholder while the exact job runs
+    QString placeholder;
+  };
+  std::map<Group, std::vector<Shown>> groups;
+  for (const AccountantSummary& s : m_analytic) groups[groupOf(s)].push_back({&s, {}});
+  if (m_pld) {
+    groups[groupOf(*m_pld)].push_back({&*m_pld, {}});
+  } else {
+    groups[Group::kApplies].push_back({nullptr, placeholderName(accountantOf<core::accounting::PldAccountant>())});
+  }
+  if (m_shuffle) {
+    groups[groupOf(*m_shuffle)].push_back({&*m_shuffle, {}});
+  } else {
+    groups[Group::kLower].push_back({nullptr, placeholderName(accountantOf<core::accounting::ShuffleAccountant>())});
+  }
+  int rows = 0;
+  for (const auto& [group, members] : groups) rows += 1 + static_cast<int>(members.size());
+  clearSpans();
+  setRowCount(rows);
+  int row = 0;
+  for (const auto& [group, members] : groups) {
+    auto* title = new QTableWidgetItem(groupTitle(group));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    title->setBackground(QColor(236, 239, 241));
+    title->setData(kGroupRole, static_cast<int>(group));
+    setItem(row, 0, title);
+    for (int c = 1; c < columnCount(); ++c) delete takeItem(row, c);
+    setSpan(row, 0, 1, columnCount());
+    ++row;
+    for (const Shown& shown : members) {
+      if (shown.summary) {
+        writeRow(row, *shown.summary);
+        if (m_shuffle && shown.summary == &*m_shuffle) decorateShuffleRow(row);
+      } else {
+        setItem(row, 0, new QTableWidgetItem(shown.placeholder));
+        for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
+      }
+      ++row;
+    }
+  }
+  resizeRowsToContents();
 }
 
 void AccountantTable::showPld(const PldSnapshot& snapshot) {
@@ -149,25 +205,16 @@ void AccountantTable::showPld(const PldSnapshot& snapshot) {
   s.assumptions = {"Poisson sampling, add/remove neighbours, all iterates released",
                    "numerical: the bracket is rigorous"};
   m_pld = s;
-  writePldRow();
   m_shuffle = snapshot.shuffle.id.empty() ? std::nullopt : std::optional<AccountantSummary>(snapshot.shuffle);
   if (!snapshot.shuffleDone) m_pldStatus = snapshot.error.empty() ? QStringLiteral("computing…") : QString();
   m_samplerNote = QString::fromStdString(snapshot.samplerNote);
   m_poissonNotABound = snapshot.poissonNotABound;
-  writeShuffleRow();
+  rebuild();
 }
 
 // The shuffle lower bound, with the sampler note in its assumptions cell: red when the lower
 // bound exceeds the Poisson upper bound, so "Poisson ε" does not bound a shuffled pipeline.
-void AccountantTable::writeShuffleRow() {
-  const int row = m_analyticRows + 1;
-  if (rowCount() <= row) setRowCount(row + 1);
-  if (!m_shuffle) {
-    setItem(row, 0, new QTableWidgetItem(placeholderName(accountantOf<core::accounting::ShuffleAccountant>())));
-    for (int c = 1; c < columnCount(); ++c) setItem(row, c, new QTableWidgetItem(c == 1 ? m_pldStatus : QString()));
-    return;
-  }
-  writeRow(row, *m_shuffle);
+void AccountantTable::decorateShuffleRow(int row) {
   if (m_samplerNote.isEmpty() || !m_shuffle->violations.empty()) return;
   item(row, 6)->setText(m_samplerNote);
   if (m_poissonNotABound) item(row, 6)->setForeground(QColor(183, 28, 28));
@@ -177,26 +224,38 @@ void AccountantTable::showPldProgress(double fraction) {
   m_pld.reset();
   m_pldStatus = QStringLiteral("computing… %1 %").arg(static_cast<int>(100 * fraction));
   m_shuffle.reset();
-  writePldRow();
-  writeShuffleRow();
+  rebuild();
 }
 
 void AccountantTable::clearPld() {
   m_pld.reset();
   m_pldStatus = QStringLiteral("waiting");
   m_shuffle.reset();
-  writePldRow();
-  writeShuffleRow();
+  rebuild();
 }
 
 std::vector<QStringList> AccountantTable::rowsText() const {
   std::vector<QStringList> rows;
   for (int r = 0; r < rowCount(); ++r) {
+    if (isGroupRow(r)) continue;
     QStringList cells;
     for (int c = 0; c < columnCount(); ++c) cells << (item(r, c) ? item(r, c)->text() : QString());
     rows.push_back(cells);
   }
   return rows;
+}
+
+bool AccountantTable::isGroupRow(int row) const {
+  const QTableWidgetItem* first = item(row, 0);
+  return first && first->data(kGroupRole).isValid();
+}
+
+QStringList AccountantTable::groupTitles() const {
+  QStringList titles;
+  for (int r = 0; r < rowCount(); ++r) {
+    if (isGroupRow(r)) titles << item(r, 0)->text();
+  }
+  return titles;
 }
 
 }  // namespace dpx::ui

@@ -19,20 +19,27 @@ class AccountantTable : public QTableWidget {
   void showPld(const PldSnapshot& snapshot);
   void showPldProgress(double fraction);
   void clearPld();
-  // Rows as text (report export, tests): one vector per row.
+  // Rows as text (report export, tests): one vector per accountant row (group titles left out).
   std::vector<QStringList> rowsText() const;
   static QStringList headers();
+  // The groups the rows are in, in order: applies, does not apply, lower bounds, estimates.
+  enum class Group { kApplies, kDoesNotApply, kLower, kEstimate };
+  static Group groupOf(const AccountantSummary& summary);
+  static QString groupTitle(Group group);
+  QStringList groupTitles() const;  // the title rows shown, in order
+  bool isGroupRow(int row) const;
 
  private:
+  static constexpr int kGroupRole = Qt::UserRole + 1;
   void writeRow(int row, const AccountantSummary& summary);
-  void writePldRow();
-  void writeShuffleRow();
+  void rebuild();
+  void decorateShuffleRow(int row);
+  std::vector<AccountantSummary> m_analytic;
   std::optional<AccountantSummary> m_pld;
   std::optional<AccountantSummary> m_shuffle;  // computed with the pld bracket, compared with it
   QString m_samplerNote;
   bool m_poissonNotABound = false;
   QString m_pldStatus;
-  int m_analyticRows = 0;
 };
 
 QString describeNative(const std::vector<core::accounting::NativeValue>& native);

@@ -198,12 +198,34 @@ void AuditPanel::runAudit() {
       });
 }
 
+// The audit proves its own target model's ε, which trains on part of the data: the Privacy tab's
+// ε is for the knobs' n. Said on screen so the two numbers are not read as one.
+QString AuditPanel::whyEpsilonDiffers(const core::audit::AuditReport& report, const ResultTag& tag) const {
+  if (!report.epsilonUpperBound || report.targetRecords <= 0) return {};
+  const std::int64_t knobN = m_session->model()->params().n;
+  if (report.targetRecords == knobN) return {};
+  QString text = QStringLiteral(
+                     "<br><span style='color:#555'>Why this ε is not the Privacy tab's: the audit's target "
+                     "model trains on %1 records (the audit holds the rest of the %2-record pool out, to "
+                     "test membership), while the Privacy tab computes ε for n = %3")
+                     .arg(report.targetRecords)
+                     .arg(report.poolSize)
+                     .arg(knobN);
+  if (const std::optional<double> headline = m_session->headlineEpsilon()) {
+    text += QStringLiteral(" (rdp ε = %1)").arg(QString::fromStdString(core::formatNumber(*headline, 4)));
+  }
+  text += QStringLiteral("; fewer records mean a larger sampling rate q = m/n and a larger ε.");
+  if (!m_session->isCurrent(tag))
+    text += QStringLiteral(" It also ran with other knobs: ") + m_session->whatChanged(tag);
+  return text + QStringLiteral("</span>");
+}
+
 void AuditPanel::show(const core::audit::AuditReport& report, const ResultTag& tag) {
   m_report = report;
   m_reportTag = tag;
   m_progress->setValue(1000);
   const core::audit::AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
-  m_summary->setText(auditSummary(report, best));
+  m_summary->setText(auditSummary(report, best) + whyEpsilonDiffers(report, tag));
   const QVector<QPointF> attack = drawAudit(report, best);
   Q_EMIT auditFinished(
       attack,

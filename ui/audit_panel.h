@@ -55,6 +55,7 @@ class AuditPanel : public QWidget {
   void reportReady(std::shared_ptr<const core::audit::AuditReport> report);
 
  private:
+  QString whyEpsilonDiffers(const core::audit::AuditReport& report, const ResultTag& tag) const;
   void buildSettings(QGridLayout* grid, QWidget* controls);
   void buildRunControls(QGridLayout* grid, QWidget* controls);
   void buildChart();

@@ -361,6 +361,7 @@ void FrontierPanel::computeModels() {
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
   // The models differ by a few points near the top: the accuracy axis fits them.
   m_chart->setFixedRange(Qt::Vertical, std::nullopt);
+  m_chart->setVerticalLimits(std::make_pair(0.0, 1.0));
   m_chart->setAxisTitle(
       Qt::Horizontal,
       QStringLiteral("ε (at δ = %1), DP-SGD, each model with its own recipe").arg(number(request->delta)));
@@ -494,7 +495,10 @@ std::size_t FrontierPanel::resetSeries(const FrontierJob& job) {
 // An empty chart with the new x axis and the current ε (or epochs) marked.
 void FrontierPanel::prepareChart(const FrontierJob& job) {
   const bool byEpsilon = job.request.vary == FrontierVary::kEpsilon;
-  m_chart->setFixedRange(Qt::Vertical, std::make_pair(0.0, 1.0));
+  // Accuracy fits the points (a frontier between 80 and 90 % is not a flat line at the top of
+  // [0, 1]) and never leaves [0, 1].
+  m_chart->setFixedRange(Qt::Vertical, std::nullopt);
+  m_chart->setVerticalLimits(std::make_pair(0.0, 1.0));
   m_chart->removeCurvesExcept({});
   for (const QString& band : m_chart->bandIds()) m_chart->removeBand(band);
   m_chart->setAxisTitle(

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "common/format.h"
@@ -448,9 +449,21 @@ void TrainerPanel::onFinished(bool cancelled) {
   } else {
     m_progress->setValue(1000);
     m_progress->setFormat(QStringLiteral("%p %"));
-    m_status->setText(QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
-                          .arg(m_controller.results().size())
-                          .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3)));
+    QString text = QStringLiteral("Done: %1 mechanisms side by side in %2 s.")
+                       .arg(m_controller.results().size())
+                       .arg(number(static_cast<double>(m_runClock.elapsed()) / 1000.0, 3));
+    // A run's ε is for the records it trained on: say so where the Privacy tab's n is a what-if.
+    for (const TrainingResult& r : m_controller.results()) {
+      const auto n = std::find_if(r.run.overrides.begin(), r.run.overrides.end(),
+                                  [](const KnobOverride& o) { return o.knob == "n"; });
+      if (n == r.run.overrides.end()) continue;
+      text += QStringLiteral(
+                  " The runs' ε are for the data's n = %1, not the Privacy tab's n = %2 (a what-if): "
+                  "the sampling rate m/n differs.")
+                  .arg(number(n->usedValue, 8), number(n->knobValue, 8));
+      break;
+    }
+    m_status->setText(text);
   }
   updateButtons();
   Q_EMIT trainingFinished();

@@ -582,6 +582,45 @@ class TestMainWindow : public QObject {
     }
   }
 
+  // The table groups its rows — upper bounds that apply, those whose assumptions fail, lower
+  // bounds, estimates — and every row sits under the title of its kind.
+  void accountantTableIsGrouped() {
+    MainWindow w(m_settings.get());
+    QSignalSpy shuffle(&w, &MainWindow::shuffleApplied);
+    w.show();
+    QVERIFY(shuffle.wait(60000));
+    w.model()->setSampling(Sampling::kShuffle);  // Poisson analyses then do not apply
+    shuffle.clear();
+    QVERIFY(shuffle.wait(60000));
+    AccountantTable* table = w.accountantTable();
+    const QStringList titles = table->groupTitles();
+    using Group = AccountantTable::Group;
+    QVERIFY2(titles.size() >= 3, qPrintable(titles.join(QStringLiteral(" | "))));
+    QString under;
+    int rows = 0;
+    for (int r = 0; r < table->rowCount(); ++r) {
+      if (table->isGroupRow(r)) {
+        under = table->item(r, 0)->text();
+        continue;
+      }
+      ++rows;
+      const QString kind = table->item(r, 2) ? table->item(r, 2)->text() : QString();
+      const QString assumptions = table->item(r, 6) ? table->item(r, 6)->text() : QString();
+      const QString name = table->item(r, 0)->text();
+      if (kind == QLatin1String("estimate")) {
+        QCOMPARE(under, AccountantTable::groupTitle(Group::kEstimate));
+      } else if (kind == QLatin1String("lower bound")) {
+        QCOMPARE(under, AccountantTable::groupTitle(Group::kLower));
+      } else if (kind == QLatin1String("upper bound")) {
+        const bool holds = assumptions == QLatin1String("all hold");
+        QVERIFY2(under == AccountantTable::groupTitle(holds ? Group::kApplies : Group::kDoesNotApply),
+                 qPrintable(name + QStringLiteral(" under ") + under + QStringLiteral(": ") + assumptions));
+      }
+    }
+    QCOMPARE(static_cast<int>(table->rowsText().size()), rows);
+    QVERIFY(titles.contains(AccountantTable::groupTitle(Group::kDoesNotApply)));
+  }
+
   // A refused value keeps its text, marked, with the reason beside the field until it is fixed;
   // neither the reason nor the combination message moves a knob under the cursor.
   void refusedValuesSayWhyBesideTheField() {

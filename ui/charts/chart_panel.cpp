@@ -328,6 +328,11 @@ bool ChartPanel::isLogAxis(Qt::Orientation orientation) const {
   return orientation == Qt::Horizontal ? m_logX : m_logY;
 }
 
+void ChartPanel::setVerticalLimits(std::optional<std::pair<double, double>> limits) {
+  m_limitY = limits;
+  m_shownRanges.reset();
+}
+
 void ChartPanel::setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range) {
   (orientation == Qt::Horizontal ? m_fixedX : m_fixedY) = range;
   m_shownRanges.reset();
@@ -862,7 +867,12 @@ void ChartPanel::padRanges(AxisRanges& r) const {
     } else {
       const double pad = 0.05 * (r.yMax - r.yMin);
       r.yMax += pad;
-      if (r.yMin != 0.0) r.yMin -= pad;
+      // Data that is never negative (ε spent, accuracy) gets no negative axis from the padding.
+      if (r.yMin != 0.0) r.yMin = r.yMin >= 0.0 ? std::max(0.0, r.yMin - pad) : r.yMin - pad;
+    }
+    if (m_limitY) {
+      r.yMin = std::max(r.yMin, m_limitY->first);
+      r.yMax = std::min(r.yMax, m_limitY->second);
     }
   }
 }

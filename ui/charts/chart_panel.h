@@ -97,6 +97,8 @@ class ChartPanel : public QWidget {
   void setAxisTitle(Qt::Orientation orientation, const QString& title);
   // Fixed range on an axis (nullopt: fit the data).
   void setFixedRange(Qt::Orientation orientation, std::optional<std::pair<double, double>> range);
+  // A fitted vertical axis never reaches beyond these (accuracy: [0, 1]); nullopt: no limits.
+  void setVerticalLimits(std::optional<std::pair<double, double>> limits);
   void setLogFloor(double floor) { m_logFloor = floor; }
   // Legend on the right (many curves) or at the bottom (few).
   void setLegendOnRight(bool right);
@@ -240,7 +242,8 @@ class ChartPanel : public QWidget {
   QString m_title;
   QChart* m_chart;
   QChartView* m_view;
-  QHBoxLayout* m_viewRow = nullptr;  // the view and, on the right, its legend
+  QHBoxLayout* m_viewRow = nullptr;
+  std::optional<std::pair<double, double>> m_limitY;  // the view and, on the right, its legend
   ChartLegend* m_legend = nullptr;
   QLabel* m_message;
   QValueAxis* m_xLinear;
