@@ -38,11 +38,11 @@ namespace {
 // a picture could not be saved, 2 if it all takes over three minutes).
 class ScreenshotSequence {
  public:
-  ScreenshotSequence(dpx::ui::MainWindow& window, QString directory)
-      : m_window(window), m_directory(std::move(directory)) {}
+  ScreenshotSequence(dpx::ui::MainWindow& window, QString directory, QSize size)
+      : m_window(window), m_directory(std::move(directory)), m_size(size) {}
 
   void start() {
-    m_window.resize(1600, 1000);
+    m_window.resize(m_size);
     m_window.frontierPanel()->followBox()->setChecked(false);
     saveWhenFrontierDone();
     chainTrainAuditFrontier();
@@ -117,6 +117,7 @@ class ScreenshotSequence {
 
   dpx::ui::MainWindow& m_window;
   QString m_directory;
+  QSize m_size;
 };
 
 // The Frontier tab once its frontier is computed for the current knobs and trainer settings: the
@@ -184,6 +185,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Save screenshots of the main views to DIR and exit."),
                                       QStringLiteral("DIR"));
   parser.addOption(screenshot);
+  const QCommandLineOption size(QStringLiteral("window-size"),
+                                QStringLiteral("The window's size for --screenshot, WIDTHxHEIGHT (default 1600x1000)."),
+                                QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  parser.addOption(size);
   const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Start from the built-in preset ID."),
                                   QStringLiteral("ID"));
   parser.addOption(preset);
@@ -207,6 +212,20 @@ int main(int argc, char** argv) {
       QStringLiteral("Draw line series through OpenGL (needs a GL context; raster by default)."));
   parser.addOption(opengl);
   parser.process(app);
+  std::optional<QSize> windowSize;
+  {
+    const QStringList parts = parser.value(size).split(QLatin1Char('x'));
+    bool okW = false;
+    bool okH = false;
+    const int w = parts.size() == 2 ? parts[0].toInt(&okW) : 0;
+    const int h = parts.size() == 2 ? parts[1].toInt(&okH) : 0;
+    if (!okW || !okH || w < 640 || h < 480 || w > 7680 || h > 4320) {
+      std::fprintf(stderr, "dpexplorer: --window-size %s: must be WIDTHxHEIGHT within 640x480 and 7680x4320\n",
+                   qPrintable(parser.value(size)));
+      return 2;
+    }
+    windowSize = QSize(w, h);
+  }
   dpx::ui::ChartPanel::setOpenGLSeries(parser.isSet(opengl) && !parser.isSet(screenshot));
 
   dpx::ui::MainWindow window;
@@ -263,7 +282,7 @@ int main(int argc, char** argv) {
   }
   std::optional<ScreenshotSequence> screenshots;
   if (parser.isSet(screenshot)) {
-    screenshots.emplace(window, parser.value(screenshot));
+    screenshots.emplace(window, parser.value(screenshot), *windowSize);
     screenshots->start();
   }
   return QApplication::exec();

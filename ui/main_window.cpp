@@ -253,14 +253,20 @@ QHBoxLayout* MainWindow::buildViewToggles(QWidget* parent) {
 // The trainer with its audit, and the frontier, each a tab; their data loads when one is opened
 // (then n follows it).
 void MainWindow::buildTrainingTabs() {
-  auto* trainingTab = new QWidget(m_tabs);
+  auto* trainingTab = new QWidget();
   auto* layout = new QVBoxLayout(trainingTab);
   layout->setContentsMargins(2, 2, 2, 2);
   m_trainer = new TrainerPanel(m_session.get(), trainingTab);
   m_audit = new AuditPanel(m_session.get(), trainingTab);
   layout->addWidget(m_trainer, 3);
   layout->addWidget(m_audit, 1);
-  m_tabs->addTab(trainingTab, QStringLiteral("Training and audit"));
+  // The trainer over its audit is taller than a 1366 × 768 screen leaves a tab: it scrolls there
+  // instead of making the window taller than the screen.
+  auto* trainingScroll = new QScrollArea(m_tabs);
+  trainingScroll->setWidget(trainingTab);
+  trainingScroll->setWidgetResizable(true);
+  trainingScroll->setFrameShape(QFrame::NoFrame);
+  m_tabs->addTab(trainingScroll, QStringLiteral("Training and audit"));
   m_frontier = new FrontierPanel(m_session.get(), m_tabs);
   m_tabs->addTab(m_frontier, QStringLiteral("Privacy–utility frontier"));
   m_auditor = new AuditorTab(&m_model, m_tabs);

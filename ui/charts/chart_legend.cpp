@@ -10,6 +10,9 @@ namespace dpx::ui {
 
 namespace {
 
+// The widest a row's text gets: four charts with their legends fit a 1366-pixel-wide screen.
+constexpr int kMaxTextWidth = 170;
+
 // A sample of the curve's line (or its point), as the chart draws it.
 QIcon sampleIcon(const LegendEntry& e) {
   QPixmap pixmap(22, 12);
@@ -81,7 +84,8 @@ void ChartLegend::setEntries(std::vector<LegendEntry> entries) {
     QFont f = font;
     f.setStrikeOut(e.struck);
     button->setFont(f);
-    button->setText(e.label);
+    // A label longer than the legend may be is elided; the tooltip keeps it whole.
+    button->setText(QFontMetrics(f).elidedText(e.label, Qt::ElideRight, kMaxTextWidth));
     button->setIcon(sampleIcon(e));
     button->setToolTip(e.tooltip.isEmpty() ? e.label : e.label + QLatin1Char('\n') + e.tooltip);
     button->setStyleSheet(e.struck ? QStringLiteral("QToolButton { color: #8c8c8c; padding: 0 2px; }")

@@ -166,7 +166,7 @@ void ChartPanel::buildView(const QString& title) {
   m_chart->setMargins(QMargins(4, 4, 4, 4));
   m_view = new QChartView(m_chart, this);
   m_view->setRenderHint(QPainter::Antialiasing);
-  m_view->setMinimumSize(360, 260);
+  m_view->setMinimumSize(240, 170);  // four charts and their legends fit a 1366 × 768 screen
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   m_viewRow = new QHBoxLayout();
