@@ -196,6 +196,7 @@ void FrontierPanel::connectSignals() {
     if (m_follow->isChecked() && isVisible()) computeIfQuick();
   });
   auto changed = [this] {
+    refreshStaleness();
     m_utilityStale = true;
     if (!isVisible()) return;
     m_utilityView.schedule(kSettleMs);
@@ -347,6 +348,7 @@ void FrontierPanel::computeModels() {
   m_result.reset();
   m_comparison.reset();
   m_resultTag.reset();
+  refreshStaleness();
   m_comparisonRunning = request;
   m_runningTag = ResultTag{m_model->params(), m_session->dataKey()};
   m_models.clear();
@@ -448,6 +450,7 @@ void FrontierPanel::finishModels(std::uint64_t generation, ModelComparisonResult
     const std::vector<double>& targets = m_comparisonRunning->epsilons;
     m_goal->setFrontier(goalSeries(*m_comparison), true, targets[targets.size() / 2], *m_resultTag);
   }
+  refreshStaleness();
   Q_EMIT frontierFinished();
 }
 
@@ -468,6 +471,7 @@ void FrontierPanel::compute() {
   m_result.reset();
   m_comparison.reset();
   m_resultTag.reset();
+  refreshStaleness();
   const std::size_t points = resetSeries(*job);
   prepareChart(*job);
   m_goal->clearFrontier(QStringLiteral("Answers when the frontier is finished…"));
@@ -632,6 +636,7 @@ void FrontierPanel::finish(std::uint64_t generation, FrontierResult result) {
     m_goal->setFrontier(goalSeries(*m_result), m_result->vary == FrontierVary::kEpsilon, m_running->centerEpsilon,
                         *m_resultTag);
   }
+  refreshStaleness();
   Q_EMIT frontierFinished();
 }
 
@@ -765,6 +770,17 @@ void FrontierPanel::fillUtility(const std::vector<UtilityTableRow>& rows) {
       }
     }
   }
+}
+
+// A frontier of knobs or data that have changed since stays on screen, labelled as such: never
+// read as the current knobs' trade-off.
+void FrontierPanel::refreshStaleness() {
+  const bool stale = m_resultTag && !m_session->isCurrent(*m_resultTag);
+  m_chart->setHeading(stale ? QStringLiteral("Privacy–utility frontier — of earlier knobs")
+                            : QStringLiteral("Privacy–utility frontier"));
+  m_chart->setMessage(stale ? QStringLiteral("From %1 — before your change. Press Compute for the current knobs.")
+                                  .arg(m_session->whatChanged(*m_resultTag))
+                            : QString());
 }
 
 }  // namespace dpx::ui

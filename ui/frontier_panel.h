@@ -95,6 +95,7 @@ class FrontierPanel : public QWidget {
   void utilityShown();  // the utility table was filled (or says why not)
 
  private:
+  void refreshStaleness();
   void showEvent(QShowEvent* event) override;
   QHBoxLayout* buildToolbar();
   QSplitter* buildChartAndTable();

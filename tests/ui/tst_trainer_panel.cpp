@@ -527,6 +527,14 @@ class TestTrainerPanel : public QObject {
     QVERIFY(done.wait(120000));
     QCOMPARE(f->lastResult()->vary, FrontierVary::kEpochs);
     QVERIFY(f->chart()->curvePoints(QStringLiteral("dp-sgld")).size() >= 5);
+    QVERIFY(f->chart()->message().isEmpty());
+    // Knobs that move on leave the frontier labelled as theirs, not the current knobs'.
+    const double sigma = w.model()->params().sigma;
+    w.model()->setKnob(Knob::kSigma, 2 * sigma);
+    QVERIFY2(f->chart()->message().contains(QStringLiteral("before your change")), qPrintable(f->chart()->message()));
+    QVERIFY(f->chart()->message().contains(QStringLiteral("σ = ")));
+    w.model()->undoStack()->undo();
+    QVERIFY(f->chart()->message().isEmpty());
   }
 };
 
