@@ -772,10 +772,11 @@ void FrontierPanel::fillUtility(const std::vector<UtilityTableRow>& rows) {
   }
 }
 
-// A frontier of knobs or data that have changed since stays on screen, labelled as such: never
-// read as the current knobs' trade-off.
+// A frontier of knobs or data that have changed since stays on screen, faded and labelled as
+// such: never read as the current knobs' trade-off.
 void FrontierPanel::refreshStaleness() {
   const bool stale = m_resultTag && !m_session->isCurrent(*m_resultTag);
+  m_chart->setFaded(stale);
   m_chart->setHeading(stale ? QStringLiteral("Privacy–utility frontier — of earlier knobs")
                             : QStringLiteral("Privacy–utility frontier"));
   m_chart->setMessage(stale ? QStringLiteral("From %1 — before your change. Press Compute for the current knobs.")

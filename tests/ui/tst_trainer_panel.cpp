@@ -533,8 +533,10 @@ class TestTrainerPanel : public QObject {
     w.model()->setKnob(Knob::kSigma, 2 * sigma);
     QVERIFY2(f->chart()->message().contains(QStringLiteral("before your change")), qPrintable(f->chart()->message()));
     QVERIFY(f->chart()->message().contains(QStringLiteral("σ = ")));
+    QVERIFY(f->chart()->faded());
     w.model()->undoStack()->undo();
     QVERIFY(f->chart()->message().isEmpty());
+    QVERIFY(!f->chart()->faded());
   }
 };
 

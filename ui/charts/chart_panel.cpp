@@ -351,8 +351,17 @@ QColor ChartPanel::drawnColor(const CurveStyle& style) {
   return grey;
 }
 
+void ChartPanel::setFaded(bool faded) {
+  if (faded == m_faded) return;
+  m_faded = faded;
+  for (auto& [id, curve] : m_curves) applyStyle(id, curve);
+}
+
 void ChartPanel::applyStyle(const QString& id, Curve& curve) {
-  const QColor color = drawnColor(curve.style);
+  QColor color = drawnColor(curve.style);
+  if (m_faded) {
+    color = QColor::fromHsl(color.hslHue(), color.hslSaturation() / 3, std::max(color.lightness(), 195), color.alpha());
+  }
   const Qt::PenStyle penStyle = curve.style.greyed ? Qt::DashLine : curve.style.pen;
   if (curve.style.scatter) {
     auto* scatter = static_cast<QScatterSeries*>(curve.series);

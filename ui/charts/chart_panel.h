@@ -135,6 +135,9 @@ class ChartPanel : public QWidget {
 
   // A vertical line marking the current value of the x knob.
   void setMarker(std::optional<double> x, const QString& label = {});
+  // Every curve drawn light and desaturated (a result of knobs that have moved on), or as styled.
+  void setFaded(bool faded);
+  bool faded() const { return m_faded; }
   // A message over the chart (invalid parameters, computation in progress), empty to hide.
   void setMessage(const QString& text);
   // Draft drawing (no antialiasing: a chart repaints ~4× faster, and the axes only grow, so their
@@ -243,7 +246,8 @@ class ChartPanel : public QWidget {
   QChart* m_chart;
   QChartView* m_view;
   QHBoxLayout* m_viewRow = nullptr;
-  std::optional<std::pair<double, double>> m_limitY;  // the view and, on the right, its legend
+  std::optional<std::pair<double, double>> m_limitY;
+  bool m_faded = false;  // the view and, on the right, its legend
   ChartLegend* m_legend = nullptr;
   QLabel* m_message;
   QValueAxis* m_xLinear;
