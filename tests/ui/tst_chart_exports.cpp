@@ -18,6 +18,7 @@
 
 #include "accounting/registry.h"
 #include "audit_panel.h"
+#include "auditor_tab.h"
 #include "charts/chart_panel.h"
 #include "charts/explorer_charts.h"
 #include "cli_util.h"
@@ -171,6 +172,15 @@ class TestChartExports : public QObject {
     QVERIFY2(context.contains(QLatin1String("before your change")), qPrintable(context));
     QVERIFY(context.contains(QStringLiteral("σ = %1").arg(QString::fromStdString(formatNumber(sigma)))));
     QVERIFY(context.contains(QStringLiteral("σ = %1 (now 2.5)").arg(QString::fromStdString(formatNumber(sigma, 4)))));
+    // And on both trade-off planes the attack of the old model is greyed and says so: never drawn
+    // against the new proven curve as if it were its audit.
+    ChartPanel* plane = window().charts()->tradeoff();
+    QTRY_VERIFY(plane->curveGreyed(QStringLiteral("audit")));
+    QVERIFY(plane->curveLabel(QStringLiteral("audit")).contains(QLatin1String("other knobs")));
+    window().tabs()->setCurrentIndex(MainWindow::kAuditorTab);
+    ChartPanel* auditorPlane = window().auditorTab()->charts().front();
+    QTRY_VERIFY_WITH_TIMEOUT(auditorPlane->curveGreyed(QStringLiteral("audit:roc")), 20000);
+    QVERIFY(auditorPlane->curveLabel(QStringLiteral("audit:roc")).contains(QLatin1String("other knobs")));
   }
 };
 
