@@ -78,6 +78,8 @@ class FrontierPanel : public QWidget {
   // The models mode's request: the trainer's source, δ, seed and threads, the ε grid, the seeds.
   std::optional<core::training::ModelComparisonRequest> buildComparison(QString* error) const;
   const std::optional<core::training::ModelComparisonResult>& lastComparison() const { return m_comparison; }
+  // The comparison on the chart, running or finished (nullopt while the chart shows a frontier).
+  const std::optional<core::training::ModelComparisonRequest>& comparisonJob() const { return m_comparisonRunning; }
   // The knobs and data of the finished frontier or comparison.
   const std::optional<ResultTag>& resultTag() const { return m_resultTag; }
   bool modelsMode() const;

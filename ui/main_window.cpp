@@ -43,6 +43,7 @@
 #include "common/format.h"
 #include "compute/analytics.h"
 #include "compute/run_headline.h"
+#include "compute/slow_analytics.h"
 #include "configuration_check_view.h"
 #include "frontier_panel.h"
 #include "lessons_panel.h"
@@ -443,11 +444,25 @@ void MainWindow::installExportContexts() {
       return c;
     };
   };
-  // The table's values at the marked K, then the curves on the chart's own log-spaced steps.
-  m_charts->epsilon()->setExportContext(accounting([](const core::AccountingView& v) {
-    return QStringList{
-        commandLine(core::epsilonArguments(v, kAllAccountants)),
-        commandLine(core::curveArguments(v, kAllAccountants, epsilonAxisMaxSteps(v.params), kEpsilonCurvePoints))};
+  // The table's values at the marked K, then the curves on the chart's own log-spaced steps, a
+  // command per density: the closed forms at 300 points, the root searches at 60, the exact
+  // compositions at 24 (as the chart draws them; 300 shuffle compositions would take seconds).
+  m_charts->epsilon()->setExportContext(accounting([this](const core::AccountingView& v) {
+    QStringList lines{commandLine(core::epsilonArguments(v, kAllAccountants))};
+    std::string dense, sparse, exact;
+    const auto add = [](std::string& list, std::string_view id) {
+      list += (list.empty() ? "" : ",") + std::string(id);
+    };
+    const QStringList drawn = m_charts->epsilon()->curveIds();
+    for (const core::accounting::Accountant* a : core::accounting::allAccountants()) {
+      if (!drawn.contains(QString::fromStdString(std::string(a->id())))) continue;
+      add(!a->info().isAnalytic ? exact : a->cheapPerPoint() ? dense : sparse, a->id());
+    }
+    const std::int64_t maxSteps = epsilonAxisMaxSteps(v.params);
+    if (!dense.empty()) lines << commandLine(core::curveArguments(v, dense, maxSteps, kEpsilonCurvePoints));
+    if (!sparse.empty()) lines << commandLine(core::curveArguments(v, sparse, maxSteps, kSparseEpsilonCurvePoints));
+    if (!exact.empty()) lines << commandLine(core::curveArguments(v, exact, maxSteps, kPldCurvePoints));
+    return lines;
   }));
   m_charts->rdp()->setExportContext(accounting([this](const core::AccountingView& v) {
     QStringList lines;
@@ -530,6 +545,15 @@ void MainWindow::installTrainingContexts() {
   m_frontier->chart()->setExportContext([this] {
     ExportContext c;
     const std::optional<FrontierJob>& job = m_frontier->frontierJob();
+    const std::optional<core::training::ModelComparisonRequest>& models = m_frontier->comparisonJob();
+    if (!job && models && m_frontier->resultTag()) {
+      const ResultTag& tag = *m_frontier->resultTag();
+      c.knobs = knobsText(tag.knobs);
+      if (tag.data) c.dataset = dataText(*tag.data);
+      c.note = beforeYourChange(m_session->whatChanged(tag));
+      c.command = commandLine(core::comparisonArguments(*models));
+      return c;
+    }
     if (!job) {
       c.knobs = knobsText(m_model.lastValid());
       return c;

@@ -1,5 +1,6 @@
 #include "accounting_invocation.h"
 
+#include <algorithm>
 #include <string>
 
 #include "accounting/registry.h"
@@ -18,7 +19,8 @@ void addOptions(CommandLine& parser, const std::vector<OptionSpec>& options) {
 // The shared flags of the commands that take an accountant, in their --help order.
 void addAccountantOptions(CommandLine& parser, AccountantChoice choice) {
   parser.addOption("accountant",
-                   ("accountant id: " + accountantIdList() + (choice == AccountantChoice::kOneOrAll ? " | all" : "")),
+                   ("accountant id: " + accountantIdList() +
+                    (choice == AccountantChoice::kOneOrAll ? " | a comma-separated list of them | all" : "")),
                    "id");
   parser.addOption("conversion",
                    "RDP to (epsilon, delta): improved (Balle et al. 2020, default) | classic (Mironov 2017)", "name");
@@ -46,12 +48,23 @@ core::Result<std::vector<const Accountant*>> accountantsFromParser(const Command
   if (choice == AccountantChoice::kOneOrAll && id == "all") {
     return std::vector<const Accountant*>(allAccountants().begin(), allAccountants().end());
   }
-  const Accountant* a = findAccountant(id);
-  if (!a) {
-    return Status::invalidArgument("--accountant '" + id + "' is unknown: must be one of " + accountantIdList() +
-                                   orAll);
+  // A comma-separated list where all are allowed: the ε chart's groups of curves, each at its
+  // own density, are one command each.
+  std::vector<const Accountant*> chosen;
+  for (std::size_t start = 0; start <= id.size();) {
+    const std::size_t comma =
+        choice == AccountantChoice::kOneOrAll ? std::min(id.find(',', start), id.size()) : id.size();
+    const std::string one = id.substr(start, comma - start);
+    start = comma + 1;
+    const Accountant* a = findAccountant(one);
+    if (!a) {
+      return Status::invalidArgument(
+          "--accountant '" + one + "' is unknown: must be one of " + accountantIdList() +
+          (choice == AccountantChoice::kOneOrAll ? ", a comma-separated list of them, or all" : ""));
+    }
+    if (std::find(chosen.begin(), chosen.end(), a) == chosen.end()) chosen.push_back(a);
   }
-  return std::vector<const Accountant*>{a};
+  return chosen;
 }
 
 // An unknown --variant is invalid input: the message names the flag and the variants there are.

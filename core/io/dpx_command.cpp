@@ -215,6 +215,20 @@ std::vector<std::string> frontierArguments(const training::FrontierRequest& requ
   return args;
 }
 
+std::vector<std::string> comparisonArguments(const training::ModelComparisonRequest& request) {
+  std::vector<std::string> args{"frontier", "--vary", "models"};
+  flag(args, "data", request.source);
+  std::string recipes;
+  for (const std::string& id : request.recipes) recipes += (recipes.empty() ? "" : ",") + id;
+  flag(args, "models", recipes);
+  flag(args, "epsilons", numberList(request.epsilons));
+  numberFlag(args, "delta", request.delta);
+  numberFlag(args, "seeds", request.seeds);
+  flag(args, "seed", std::to_string(request.seed));
+  flag(args, "accountant", request.accountant);
+  return args;
+}
+
 std::string knobCaption(const Params& p, std::optional<accounting::Conversion> conversion) {
   const auto knob = [&p](Knob k) {
     const KnobInfo& info = knobInfo(k);

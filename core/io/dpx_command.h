@@ -21,6 +21,7 @@
 #include "common/params.h"
 #include "training/dataset_cache.h"
 #include "training/frontier.h"
+#include "training/model_comparison.h"
 #include "training/trainer.h"
 
 namespace dpx::core {
@@ -62,6 +63,9 @@ std::vector<std::string> auditArguments(const training::TrainerConfig& config, c
                                         int shadowModels, std::int64_t canaries);
 // `dpx frontier` of a request (targets or epochs as given, seeds, mechanisms).
 std::vector<std::string> frontierArguments(const training::FrontierRequest& request, const training::DatasetKey& data);
+// `dpx frontier --vary models` of a comparison: each recipe sets its own model, features and
+// settings, so only the data, the recipes, the targets, δ, seeds and the accountant are written.
+std::vector<std::string> comparisonArguments(const training::ModelComparisonRequest& request);
 
 // "n = 60000 · m = 256 · σ = 1.1 · η = 0.5 · K = 3516 (15 epochs) · δ = 1e-05 · …" on the first
 // line; the constants of the convex analyses and the named settings on the second.

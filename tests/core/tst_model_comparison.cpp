@@ -6,54 +6,14 @@
 #include <QTest>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <random>
 
+#include "idx_images.h"
+#include "training/goal_seek.h"
 #include "training/model_comparison.h"
 
 using namespace dpx::core;
 using namespace dpx::core::training;
 namespace fs = std::filesystem;
-
-namespace {
-
-void bigEndian32(std::vector<char>& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
-}
-
-void writeAll(const fs::path& file, const std::vector<char>& bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// An IDX pair of `count` 28 × 28 images in 4 classes: class c brightens the c-th quarter of the
-// rows, on noise.
-void writeImages(const fs::path& directory, const std::string& set, std::uint32_t count, std::uint32_t seed) {
-  std::vector<char> images;
-  bigEndian32(images, 0x00000803);
-  bigEndian32(images, count);
-  bigEndian32(images, 28);
-  bigEndian32(images, 28);
-  std::vector<char> labels;
-  bigEndian32(labels, 0x00000801);
-  bigEndian32(labels, count);
-  std::mt19937 engine(seed);
-  std::uniform_int_distribution<int> noise(0, 120);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const int c = static_cast<int>(i % 4);
-    for (int y = 0; y < 28; ++y) {
-      for (int x = 0; x < 28; ++x) {
-        const int base = (y / 7 == c) ? 120 : 0;
-        images.push_back(static_cast<char>(static_cast<unsigned char>(base + noise(engine))));
-      }
-    }
-    labels.push_back(static_cast<char>(c));
-  }
-  writeAll(directory / (set + "-images-idx3-ubyte"), images);
-  writeAll(directory / (set + "-labels-idx1-ubyte"), labels);
-}
-
-}  // namespace
 
 class TestModelComparison : public QObject {
   Q_OBJECT
@@ -128,10 +88,7 @@ class TestModelComparison : public QObject {
 
   void linearAndCnnSideBySide() {
     QTemporaryDir dir;
-    const fs::path source = fs::path(dir.path().toStdString()) / "images";
-    fs::create_directories(source);
-    writeImages(source, "train", 2100, 1);
-    writeImages(source, "t10k", 400, 2);
+    const fs::path source = dpx::test::writeIdxImageSource(fs::path(dir.path().toStdString()), 2100, 400);
     DatasetCache cache;
     ModelComparisonRequest r;
     r.source = source.string();
@@ -154,6 +111,42 @@ class TestModelComparison : public QObject {
       QVERIFY(*p.epsilon <= 4.0 + 1e-9);
       QVERIFY2(p.accuracyMean > 0.5, qPrintable(QString::fromStdString(s.id) + QString::number(p.accuracyMean)));
     }
+    // Goal-seek reads the models' frontier as it reads a mechanism's: each model by its recipe's
+    // id and label, its one trained point as the first to reach an accuracy it attains.
+    const std::vector<GoalSeries> series = goalSeries(*result);
+    QCOMPARE(series.size(), std::size_t{2});
+    std::vector<SmallestEpsilon> reaching;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+      QCOMPARE(series[s].id, r.recipes[s]);
+      QCOMPARE(series[s].name, findRecipe(r.recipes[s])->label);
+      const FrontierPoint& trained = result->series[s].points.front();
+      const Result<SmallestEpsilon> answer = smallestEpsilonFor(series[s], 0.5);
+      QVERIFY2(answer.isOk(), answer.status().message().c_str());
+      QCOMPARE(answer->outcome, GoalOutcome::kAtFirstPoint);
+      QCOMPARE(*answer->first->epsilon, *trained.epsilon);
+      QVERIFY2(describe(*answer, 0.5, SeedStatistic::kMean).find(series[s].name) == 0,
+               describe(*answer, 0.5, SeedStatistic::kMean).c_str());
+      const Result<SmallestEpsilon> exactly = smallestEpsilonFor(series[s], trained.accuracyMean);
+      QVERIFY(exactly.isOk());
+      QCOMPARE(exactly->outcome, GoalOutcome::kAtFirstPoint);
+      if (trained.accuracyMean < 1.0) {
+        const Result<SmallestEpsilon> unreachable =
+            smallestEpsilonFor(series[s], std::min(1.0, trained.accuracyMean + 1e-6));
+        QVERIFY(unreachable.isOk());
+        QCOMPARE(unreachable->outcome, GoalOutcome::kNotReached);
+      }
+      reaching.push_back(*answer);
+    }
+    const Result<std::vector<BestConfiguration>> best = bestConfigurationFor(series, 4.0);
+    QVERIFY(best.isOk());
+    const BestConfiguration* top = overallBest(*best, SeedStatistic::kMean);
+    QVERIFY(top != nullptr);
+    for (const ModelComparisonSeries& s : result->series)
+      QVERIFY(top->point->accuracyMean >= s.points.front().accuracyMean);
+    const Result<std::vector<BestConfiguration>> tooSmall = bestConfigurationFor(series, 0.5);
+    QVERIFY(tooSmall.isOk());
+    QVERIFY(overallBest(*tooSmall, SeedStatistic::kMean) == nullptr);  // every point spent ε ≈ 4
+
     QVERIFY(!progress.empty());
     QVERIFY(std::is_sorted(progress.begin(), progress.end()));
     QVERIFY(progress.back() <= 1.0 + 1e-12);

@@ -5,10 +5,13 @@
 // knobs move on.
 #include <QAction>
 #include <QClipboard>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -117,6 +120,48 @@ class TestChartExports : public QObject {
                 .value(QStringLiteral("command"))
                 .toString()
                 .startsWith(QLatin1String("dpx epsilon")));
+  }
+
+  // The ε chart's caption recomputes what it draws: a `dpx curve` per density (closed forms,
+  // root searches, exact compositions), each run in-process, gives every drawn curve's points.
+  void epsilonChartCommandsRecomputeItsCurves() {
+    ChartPanel* chart = window().charts()->epsilon();
+    QTRY_VERIFY_WITH_TIMEOUT(chart->curveIds().contains(QStringLiteral("shuffle")), 60000);
+    QVERIFY(window().waitForLessonViews(60000));
+    const QStringList lines = chart->exportContext().command.split(QLatin1Char('\n'));
+    QStringList curveLines = lines.filter(QRegularExpression(QStringLiteral("^dpx curve ")));
+    QCOMPARE(curveLines.size(), 3);  // 300, 60 and 24 points
+    QSet<QString> compared;
+    for (const QString& line : curveLines) {
+      QStringList words = dpx::test::shellWords(line);
+      words.removeFirst();
+      words << QStringLiteral("--json");
+      QElapsedTimer timer;
+      timer.start();
+      const dpx::test::CliRun run = dpx::test::runDpx(words);
+      QVERIFY2(run.code == 0, qPrintable(line + QLatin1Char('\n') + run.err));
+      QVERIFY2(timer.elapsed() < 20000, qPrintable(line));
+      const QJsonObject o = dpx::test::jsonOf(run);
+      const QJsonArray xs = o.value(QStringLiteral("x")).toArray();
+      for (const QJsonValue& c : o.value(QStringLiteral("curves")).toArray()) {
+        const QString id = c.toObject().value(QStringLiteral("accountant")).toString();
+        const QJsonArray ys = c.toObject().value(QStringLiteral("epsilon")).toArray();
+        const QVector<QPointF> drawn = chart->curvePoints(id);
+        QVERIFY2(!drawn.isEmpty(), qPrintable(id));
+        int matched = 0;
+        for (qsizetype i = 0; i < xs.size(); ++i) {
+          for (const QPointF& p : drawn) {
+            if (p.x() != xs.at(i).toDouble() || !ys.at(i).isDouble()) continue;
+            DPX_COMPARE_REL(ys.at(i).toDouble(), p.y(), 1e-6);
+            ++matched;
+            break;
+          }
+        }
+        QVERIFY2(matched >= std::min<qsizetype>(drawn.size(), xs.size()) / 2, qPrintable(id));
+        compared.insert(id);
+      }
+    }
+    for (const char* id : {"rdp", "gdp", "pld", "shuffle"}) QVERIFY2(compared.contains(QLatin1String(id)), id);
   }
 
   void copiedCommandRecomputesTheHeadline() {

@@ -1,10 +1,12 @@
 // Chart panels: sanitised, decimated, replace()-updated curves; log axes with a floor; exports.
+#include <QChartView>
 #include <QClipboard>
 #include <QFile>
 #include <QGuiApplication>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <cmath>
 #include <limits>
 
@@ -145,6 +147,31 @@ class TestChartPanel : public QObject {
   // A wide, short panel (as in the Privacy tab's grid) exports a full picture: the chart is laid
   // out for the image, so its drawing spans the width and most of the height; the caption below
   // wraps a long command instead of cutting it, and holds what the owner supplied.
+  // Mid-drag the axes only grow; an export taken then fits them to the data it draws.
+  void exportDuringADraftFitsTheAxes() {
+    ChartPanel panel(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const auto horizontal = [&panel] {
+      const QList<QAbstractAxis*> axes = panel.findChild<QChartView*>()->chart()->axes(Qt::Horizontal);
+      auto* axis = qobject_cast<QValueAxis*>(axes.value(0));
+      return axis ? axis->max() : std::nan("");
+    };
+    QVector<QPointF> wide{{0, 0}, {1e6, 1}};
+    panel.setCurve(QStringLiteral("a"), QStringLiteral("a"), wide, CurveStyle{});
+    panel.refreshAxes();
+    QVERIFY(horizontal() >= 1e6);
+    panel.setDraftDrawing(true);
+    panel.setCurve(QStringLiteral("a"), QStringLiteral("a"), QVector<QPointF>{{0, 0}, {1000, 1}}, CurveStyle{});
+    panel.refreshAxes();
+    QVERIFY(horizontal() >= 1e6);  // the draft's axes only grow
+    const QImage image = panel.exportImage();
+    QVERIFY(!image.isNull());
+    QVERIFY2(horizontal() < 2000, qPrintable(QString::number(horizontal())));
+    QVERIFY(panel.draftDrawing());
+  }
+
   void exportFillsTheImageAndWrapsItsCaption() {
     ChartPanel panel(QStringLiteral("ε vs K"), QStringLiteral("K"), QStringLiteral("ε"));
     panel.resize(1000, 280);

@@ -5,13 +5,17 @@
 // commands parse and run too.
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
+#include <filesystem>
 
 #include "cli_util.h"
 #include "compute/analytics.h"
+#include "idx_images.h"
 #include "io/dpx_command.h"
 #include "test_util.h"
 #include "training/mechanism.h"
+#include "training/model_comparison.h"
 
 using namespace dpx::core;
 using namespace dpx::ui;
@@ -135,6 +139,41 @@ class TestDpxCommands : public QObject {
     const QJsonObject o = dpx::test::jsonOf(run);
     DPX_COMPARE_REL(o.value(QStringLiteral("sigma")).toDouble(), config.knobs.sigma, 1e-9);  // printed to 10 digits
     QCOMPARE(o.value(QStringLiteral("epochs")).toDouble(), 1.0);
+  }
+
+  // The models frontier's export: `dpx frontier --vary models` of the GUI's comparison trains the
+  // same recipe on the same data to the same ε and accuracy (results do not depend on threads).
+  void modelsFrontierCommandRecomputesTheComparison() {
+    qputenv("DPX_NO_DATASET_CACHE", "1");
+    QTemporaryDir dir;
+    training::ModelComparisonRequest request;
+    request.source =
+        dpx::test::writeIdxImageSource(std::filesystem::path(dir.path().toStdString()), 2100, 400).string();
+    request.recipes = {"linear-pixels"};
+    request.epsilons = {2.0, 4.0};
+    request.seed = 5;
+    request.threads = 2;
+    training::DatasetCache cache;
+    const Result<training::ModelComparisonResult> gui = training::compareModels(request, cache, {});
+    QVERIFY2(gui.isOk(), gui.status().message().c_str());
+    const QString line = QString::fromStdString(shellCommandLine(comparisonArguments(request)));
+    const dpx::test::CliRun run = runCommand(line + QStringLiteral(" --quiet"));
+    QVERIFY2(run.code == 0, qPrintable(line + QLatin1Char('\n') + run.err));
+    const QJsonObject o = dpx::test::jsonOf(run);
+    QCOMPARE(o.value(QStringLiteral("vary")).toString(), QStringLiteral("models"));
+    QCOMPARE(o.value(QStringLiteral("delta")).toDouble(), request.delta);
+    const QJsonArray models = o.value(QStringLiteral("models")).toArray();
+    QCOMPARE(models.size(), 1);
+    const QJsonArray points = models.at(0).toObject().value(QStringLiteral("points")).toArray();
+    const std::vector<training::FrontierPoint>& shown = gui->series.at(0).points;
+    QCOMPARE(static_cast<std::size_t>(points.size()), shown.size());
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      QVERIFY2(shown[i].ok(), shown[i].error.c_str());
+      const QJsonObject p = points.at(static_cast<qsizetype>(i)).toObject();
+      QCOMPARE(p.value(QStringLiteral("target_epsilon")).toDouble(), request.epsilons[i]);
+      DPX_COMPARE_REL(p.value(QStringLiteral("epsilon")).toDouble(), *shown[i].epsilon, 1e-9);
+      DPX_COMPARE_REL(p.value(QStringLiteral("accuracy_mean")).toDouble(), shown[i].accuracyMean, 1e-9);
+    }
   }
 
   void quotesWhatAShellWouldSplit() {

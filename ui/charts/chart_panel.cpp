@@ -1051,7 +1051,18 @@ void ChartPanel::paintExport(QPainter* painter, const QSize& chartSize, QTextDoc
   painter->restore();
 }
 
+void ChartPanel::fitAxesForExport() const {
+  if (!m_draft) return;
+  // The draft's axes only grow while values stream in (refreshAxes); an export taken mid-drag
+  // shows the data's own ranges. The drag goes on growing from these.
+  auto* self = const_cast<ChartPanel*>(this);
+  self->m_draft = false;
+  self->refreshAxes();
+  self->m_draft = true;
+}
+
 QImage ChartPanel::exportImage(const QSize& size) const {
+  fitAxesForExport();
   QTextDocument caption;
   prepareCaption(caption, size.width() / kExportScale);
   const int captionHeight = static_cast<int>(std::ceil(caption.size().height() * kExportScale));
@@ -1087,6 +1098,7 @@ QImage ChartPanel::grabView() const { return m_view->grab().toImage(); }
 bool ChartPanel::exportPng(const QString& path, const QSize& size) const { return exportImage(size).save(path, "PNG"); }
 
 bool ChartPanel::exportSvg(const QString& path, const QSize& size) const {
+  fitAxesForExport();
   QTextDocument caption;
   prepareCaption(caption, size.width() / kExportScale);
   const QSize full(size.width(), size.height() + static_cast<int>(std::ceil(caption.size().height() * kExportScale)));

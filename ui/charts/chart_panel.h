@@ -227,6 +227,7 @@ class ChartPanel : public QWidget {
   qsizetype nearestPoint(const Curve& curve, double x) const;
   void toggleFromLegend(const QString& id, QLegendMarker* marker, QXYSeries* series);
   AxisRanges dataRanges() const;
+  void fitAxesForExport() const;
   void padRanges(AxisRanges& ranges) const;
   void applyRanges(const AxisRanges& ranges);
   void placeMarker(double yMin, double yMax);
