@@ -67,6 +67,19 @@ void writeNative(JsonWriter& json, const Accountant& a, const std::vector<Native
   json.endObject();
 }
 
+// Every accounting command states whether the run meets the analysis' assumptions the same way:
+// "applicable" and the "violations" in words (JSON), or one VIOLATED line each (text).
+void writeApplicability(JsonWriter& json, const std::vector<Violation>& violations) {
+  json.field("applicable", violations.empty());
+  json.key("violations").beginArray();
+  for (const Violation& v : violations) json.value(v.text());
+  json.endArray();
+}
+
+void writeApplicabilityText(std::ostream& out, const std::vector<Violation>& violations) {
+  for (const Violation& v : violations) out << "  VIOLATED " << v.text() << "\n";
+}
+
 void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, const Result<EpsilonResult>& eps,
                       const std::vector<Violation>& violations) {
   json.beginObject();
@@ -101,6 +114,7 @@ void writeEpsilonJson(JsonWriter& json, const Accountant& a, const Params& p, co
     json.field("bound", boundKindName(a.boundKind()));
     json.field("error", eps.status().message());
   }
+  // An accountant that could not answer does not apply either.
   json.field("applicable", violations.empty() && eps.isOk());
   json.key("violations").beginArray();
   for (const Violation& v : violations) json.value(v.text());
@@ -209,11 +223,13 @@ int commandRdp(const Arguments& args, Io& io) {
   if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
   const Result<RdpValues> values = rdpValues(inv.accountant(), inv.params, inv.options);
   if (!values) return fail(io, values.status());
+  const std::vector<Violation> violations = inv.accountant().check(inv.params);
   if (inv.json) {
     JsonWriter json;
     json.beginObject().field("accountant", inv.accountant().id());
     json.key("alphas").numberArray(values->orders);
     json.key("rdp").numberArray(values->rdp);  // id-literal-ok: the quantity ε_α, whichever accountant
+    writeApplicability(json, violations);
     json.endObject();
     io.out << json.str() << "\n";
   } else {
@@ -221,6 +237,8 @@ int commandRdp(const Arguments& args, Io& io) {
     for (std::size_t i = 0; i < values->rdp.size(); ++i) {
       io.out << formatNumber(values->orders[i]) << "," << formatNumber(values->rdp[i]) << "\n";
     }
+    // The CSV stays a table: its caveats go to stderr, as curve's do.
+    for (const Violation& v : violations) io.err << "dpx rdp: VIOLATED " << v.text() << "\n";
   }
   return kExitOk;
 }
@@ -230,16 +248,43 @@ namespace {
 struct DeltaAnswer {
   double delta = 0.0;                // the pessimistic δ, an upper bound
   std::optional<double> deltaLower;  // pld: the optimistic end of the bracket
+  std::vector<NativeValue> native;   // pld: the loss grid and the bracket's width against the one asked for
+  std::vector<std::string> caveats;
 };
 
-// The exact accountant answers with a bracket; the others with one number.
-Result<DeltaAnswer> deltaAt(const Accountant& a, const Params& p, double epsilon, const EpsilonOptions& options) {
-  if (const auto* pld = dynamic_cast<const PldAccountant*>(&a)) {
-    DPX_ASSIGN_OR_RETURN(const auto bracket, pld->deltaBracket(p, epsilon, options));
-    return DeltaAnswer{bracket.first, bracket.second};
+// The exact accountant answers with a bracket whose loss grid is chosen for the δ asked about:
+// --accuracy is then the wanted (δ_upper − δ_lower)/δ_upper at --epsilon (a grid tuned to the ε
+// bracket at --delta can leave δ at another ε coarser with a tighter --accuracy). δ_upper carries
+// the truncated tails' mass (moved to +∞), so it never falls below the true δ. The others answer
+// with one number.
+Result<DeltaAnswer> deltaAt(const Accountant& a, const Params& p, double epsilon, EpsilonOptions options) {
+  if (dynamic_cast<const PldAccountant*>(&a) != nullptr) {
+    if (!options.exact.discretisation) options.exact.deltaAtEpsilon = epsilon;
+    DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(p, options.exact));
+    DeltaAnswer answer;
+    answer.delta = r.run->deltaUpper(epsilon);
+    answer.deltaLower =
+        answer.delta <= PldAccountant::kDeltaRoundOff ? 0.0 : std::min(answer.delta, r.run->deltaLower(epsilon));
+    const double width = answer.delta > 0.0 ? (answer.delta - *answer.deltaLower) / answer.delta : 0.0;
+    answer.native = {
+        {"discretisation", "loss grid Δ", r.run->interval},
+        {"relative_width", "bracket width (δ_upper − δ_lower)/δ_upper", width},
+        {"requested_width", "bracket width asked for (met when relative_width ≤ it)", options.exact.accuracy},
+        {"truncation", "tail mass truncated (in δ_upper at +∞)", r.run->tau},
+    };
+    if (answer.delta <= PldAccountant::kDeltaRoundOff) {
+      answer.caveats.push_back("δ is below the exact composition's round-off (" +
+                               formatNumber(PldAccountant::kDeltaRoundOff) +
+                               "): δ_upper is still an upper bound, the lower end says nothing and is 0");
+    } else if (!options.exact.discretisation && r.achievedWidth > options.exact.accuracy) {
+      answer.caveats.push_back("the δ bracket is wider than the accuracy asked for (" +
+                               formatNumber(r.achievedWidth, 4) + " > " + formatNumber(options.exact.accuracy, 4) +
+                               "); δ_upper is still an upper bound");
+    }
+    return answer;
   }
   DPX_ASSIGN_OR_RETURN(const double delta, a.delta(p, epsilon, options));
-  return DeltaAnswer{delta, std::nullopt};
+  return DeltaAnswer{delta, std::nullopt, {}, {}};
 }
 
 }  // namespace
@@ -258,17 +303,32 @@ int commandDelta(const Arguments& args, Io& io) {
   const Accountant& a = inv.accountant();
   const Result<DeltaAnswer> answer = deltaAt(a, inv.params, *epsilon, inv.options);
   if (!answer) return fail(io, answer.status());
+  const std::vector<Violation> violations = a.check(inv.params);
   if (inv.json) {
     JsonWriter json;
     json.beginObject().field("accountant", a.id()).field("epsilon", *epsilon).field("delta", answer->delta);
     if (answer->deltaLower) json.field("delta_upper", answer->delta).field("delta_lower", *answer->deltaLower);
-    json.field("bound", boundKindName(a.boundKind())).endObject();
+    json.field("bound", boundKindName(a.boundKind()));
+    if (!answer->caveats.empty()) {
+      json.key("caveats").beginArray();
+      for (const std::string& c : answer->caveats) json.value(c);
+      json.endArray();
+    }
+    writeApplicability(json, violations);
+    if (!answer->native.empty()) {
+      json.key("native").beginObject();
+      for (const NativeValue& v : answer->native) json.field(v.key, v.value);
+      json.endObject();
+    }
+    json.endObject();
     io.out << json.str() << "\n";
   } else {
     io.out << a.id() << ": δ = " << formatNumber(answer->delta) << " at ε = " << formatNumber(*epsilon) << " ("
            << boundKindName(a.boundKind());
     if (answer->deltaLower) io.out << "; optimistic δ = " << formatNumber(*answer->deltaLower);
     io.out << ")\n";
+    for (const std::string& c : answer->caveats) io.out << "  caveat: " << c << "\n";
+    writeApplicabilityText(io.out, violations);
   }
   return kExitOk;
 }
@@ -393,6 +453,28 @@ int commandCurve(const Arguments& args, Io& io) {
 
 namespace {
 
+// The type I errors asked for: --fpr LIST as given (each in [0, 1], in the user's order), or
+// --points of the default grid.
+Result<std::vector<double>> typeOneGridFromFlags(const CommandLine& parser) {
+  if (parser.isSet("fpr")) {
+    if (parser.isSet("points")) return Status::invalidArgument("--fpr and --points: give the type I errors one way");
+    DPX_ASSIGN_OR_RETURN(std::vector<double> fpr, numberList("fpr", parser.value("fpr")));
+    if (fpr.empty()) return Status::invalidArgument("--fpr: give at least one type I error in [0, 1]");
+    if (fpr.size() > static_cast<std::size_t>(kMaxCurvePoints)) {
+      return Status::invalidArgument("--fpr: at most " + std::to_string(kMaxCurvePoints) + " type I errors");
+    }
+    for (std::size_t i = 0; i < fpr.size(); ++i) {
+      if (!(fpr[i] >= 0.0 && fpr[i] <= 1.0)) {
+        return Status::invalidArgument("--fpr: value " + std::to_string(i + 1) + " (" + formatNumber(fpr[i]) +
+                                       ") is not a type I error: each must be in [0, 1]");
+      }
+    }
+    return fpr;
+  }
+  DPX_ASSIGN_OR_RETURN(const int points, parser.isSet("points") ? pointsOption(parser, 3) : Result<int>(200));
+  return defaultTypeOneGrid(points);
+}
+
 struct SourcedTradeoff {
   std::string source;  // "G_mu" or the accountant's id
   TradeoffCurve curve;
@@ -427,18 +509,26 @@ int commandTradeoff(const Arguments& args, Io& io) {
                                   AccountantChoice::kOne,
                                   {{"mu", "draw G_μ for this μ > 0 instead of an accountant's curve", "MU"},
                                    {"points", "number of type I errors in [3, 100000] (default 200)", "P"},
+                                   {"fpr",
+                                    "comma-separated type I errors (false-positive rates) in [0, 1] to answer at, "
+                                    "instead of the default grid from 1e-6",
+                                    "list"},
                                    {"csv", "CSV output x,y (default)", {}}}};
   if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
   if (Status s = oneOutputFormat(inv.parser); !s.isOk()) return fail(io, s);
-  const Result<int> points = inv.parser.isSet("points") ? pointsOption(inv.parser, 3) : 200;
-  if (!points) return fail(io, points.status());
-  const Result<SourcedTradeoff> t = tradeoffFromFlags(inv, defaultTypeOneGrid(*points));
+  const Result<std::vector<double>> grid = typeOneGridFromFlags(inv.parser);
+  if (!grid) return fail(io, grid.status());
+  const Result<SourcedTradeoff> t = tradeoffFromFlags(inv, *grid);
   if (!t) return fail(io, t.status());
+  // G_μ alone is a curve, not an analysis of the run: it has no assumptions to meet.
+  const std::vector<Violation> violations =
+      inv.parser.isSet("mu") ? std::vector<Violation>{} : inv.accountant().check(inv.params);
   if (inv.json) {
     JsonWriter json;
     json.beginObject().field("source", t->source);
     json.key("x").numberArray(t->curve.typeOne);
     json.key("y").numberArray(t->curve.typeTwo);
+    if (!inv.parser.isSet("mu")) writeApplicability(json, violations);
     json.endObject();
     io.out << json.str() << "\n";
   } else {
@@ -446,6 +536,7 @@ int commandTradeoff(const Arguments& args, Io& io) {
     for (std::size_t i = 0; i < t->curve.typeOne.size(); ++i) {
       io.out << formatNumber(t->curve.typeOne[i]) << "," << formatNumber(t->curve.typeTwo[i]) << "\n";
     }
+    for (const Violation& v : violations) io.err << "dpx tradeoff: VIOLATED " << v.text() << "\n";
   }
   return kExitOk;
 }

@@ -1,5 +1,7 @@
 #include "cli_support.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -13,6 +15,7 @@
 
 namespace dpx::cli {
 
+using core::formatNumber;
 using core::Knob;
 using core::KnobInfo;
 using core::Params;
@@ -24,7 +27,7 @@ std::string trimmed(std::string_view text) { return std::string(core::trimmedUtf
 // What a numeric flag's value must be; nothing for a flag that is not known to take a number.
 std::optional<std::string> knownNumberRequirement(std::string_view flag) {
   for (const KnobInfo& info : core::knobInfos()) {
-    if (flag == info.key) return core::knobRequirement(info);
+    if (flag == info.key) return core::scriptedKnobRequirement(info);
   }
   static const std::map<std::string, std::string, std::less<>> kOthers{
       {"epochs", "epochs must be a number > 0"},
@@ -88,14 +91,25 @@ Result<std::vector<double>> numberList(std::string_view flag, std::string_view t
 
 void addKnobOptions(CommandLine& parser) {
   for (const KnobInfo& info : core::knobInfos()) {
-    const std::string range = core::knobRangeText(info);
+    const std::string range = info.hasScriptRange() ? "(" + core::formatNumber(info.scriptMin, 6) + ", " +
+                                                          core::formatNumber(info.scriptMax, 6) + ")"
+                                                    : core::knobRangeText(info);
     // "noise multiplier σ", but "target δ" (the title already names its symbol).
     const std::string title = info.title;
     const std::string symbol = info.symbol;
     const bool named =
         title.size() >= symbol.size() && title.compare(title.size() - symbol.size(), symbol.size(), symbol) == 0;
-    parser.addOption(info.key, (named ? title : title + " " + symbol) + ", in " + range, "value");
+    // The ecosystem's names of the same knobs (Opacus, dp_accounting, TF Privacy).
+    std::vector<std::string> aliases;
+    if (info.knob == Knob::kSigma) aliases = {"noise-multiplier"};
+    if (info.knob == Knob::kK) aliases = {"steps"};
+    parser.addOption(info.key, (named ? title : title + " " + symbol) + ", in " + range, "value", aliases);
   }
+  parser.addOption(
+      "sample-rate",
+      "sampling probability q = m/n in (0, 1], as Opacus and dp_accounting name it: with --n sets m = q*n, "
+      "with --m sets n = m/q, alone picks whole m and n with m/n = q exactly",
+      "q");
   parser.addOption("epochs", "epochs E > 0; sets K = ceil(E*n/m)", "E");
   parser.addOption("schedule", "step-size schedule: constant | decreasing", "name");
   parser.addOption("sampling",
@@ -110,6 +124,77 @@ void addKnobOptions(CommandLine& parser) {
 }
 
 namespace {
+
+// What the other libraries call dpx's knobs (Opacus, dp_accounting, TF Privacy, the papers'
+// letters), in their spellings with '_' read as '-'.
+const std::map<std::string, std::string, std::less<>>& ecosystemNames() {
+  static const std::map<std::string, std::string, std::less<>> kNames{
+      {"q", "--sample-rate (or --m and --n: q = m/n)"},
+      {"sampling-rate", "--sample-rate"},
+      {"sampling-probability", "--sample-rate"},
+      {"sample-rate", "--sample-rate"},
+      {"noise", "--sigma (the noise multiplier; --noise-multiplier also works)"},
+      {"noise-multiplier", "--noise-multiplier"},
+      {"z", "--sigma (the noise multiplier)"},
+      {"batch-size", "--m (the batch size)"},
+      {"batch", "--m (the batch size)"},
+      {"b", "--m (the batch size)"},
+      {"dataset-size", "--n (the number of records)"},
+      {"num-examples", "--n (the number of records)"},
+      {"steps", "--steps (or --K)"},
+      {"num-steps", "--steps (or --K)"},
+      {"iterations", "--steps (or --K)"},
+      {"t", "--steps (or --K)"},
+      {"count", "--steps (or --K)"},
+      {"target-delta", "--delta"},
+      {"target-epsilon", "--target-epsilon (calibrate) or --epsilon (delta)"},
+      {"eps", "--epsilon"},
+      {"max-grad-norm", "--L (the clip norm)"},
+      {"clip", "--L (the clip norm)"},
+      {"lr", "--eta (the step size)"},
+      {"learning-rate", "--eta (the step size)"},
+      {"orders", "--alphas"},
+  };
+  return kNames;
+}
+
+// "did you mean …": the ecosystem's name for a knob, else a flag of this command one or two
+// edits away (a typo), else nothing.
+std::optional<std::string> optionHint(const CommandLine& parser, std::string_view typed) {
+  std::string name(typed);
+  std::replace(name.begin(), name.end(), '_', '-');
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::vector<std::string> known = parser.optionNames();
+  const auto& names = ecosystemNames();
+  if (auto it = names.find(name); it != names.end()) {
+    // Only a flag this command takes: --epsilon is delta's, not calibrate's.
+    const std::string flag = it->second.substr(2, it->second.find_first_of(" (") - 2);
+    if (std::find(known.begin(), known.end(), flag) != known.end()) return "did you mean " + it->second + "?";
+  }
+  const auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  std::optional<std::string> best;
+  std::size_t bestDistance = name.size() <= 3 ? 1 : 2;
+  for (const std::string& option : known) {
+    if (option.size() < 2) continue;
+    const std::size_t d = distance(name, option);
+    if (d <= bestDistance && (!best || d < distance(name, *best))) best = option;
+  }
+  if (best) return "did you mean --" + *best + "?";
+  return std::nullopt;
+}
 
 // The one line a parse mistake is reported in: each flag named as the user typed it (-x stays
 // -x), a missing number with what it must be.
@@ -130,7 +215,11 @@ std::string parseMistakeText(const CommandLine& parser, const Io& io) {
     case CommandLine::Mistake::kUnknownOptions: {
       const std::vector<std::string>& unknown = parser.unknownOptionNames();
       if (unknown.size() == 1) {
-        return "unknown option " + parser.typed(unknown.front().substr(0, unknown.front().find('\''))) + seeHelp;
+        const std::string name = unknown.front().substr(0, unknown.front().find('\''));
+        if (std::optional<std::string> hint = optionHint(parser, name)) {
+          return "unknown option " + parser.typed(name) + ": " + *hint + seeHelp;
+        }
+        return "unknown option " + parser.typed(name) + seeHelp;
       }
       std::string names;
       for (const std::string& name : unknown) names += (names.empty() ? "" : ", ") + parser.typed(name);
@@ -207,18 +296,76 @@ Status readNumericKnobs(const CommandLine& parser, Params& p, KnobContext contex
     const std::string raw = parser.value(flag);
     if (context == KnobContext::kTraining && info.knob == Knob::kEta && raw == "auto") continue;
     DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, raw));
-    if (Status s = core::validateKnob(info.knob, value); !s.isOk()) {
-      return Status::invalidArgument("--" + std::string(info.key) + " " + raw + ": " + core::knobRequirement(info));
+    if (Status s = core::validateScriptedKnob(info.knob, value); !s.isOk()) {
+      return Status::invalidArgument("--" + std::string(info.key) + " " + raw + ": " +
+                                     core::scriptedKnobRequirement(info));
     }
     core::setKnobValue(p, info.knob, value);
   }
   return Status::ok();
 }
 
+// --sample-rate q: two of q, n and m decide the third, and m/n must equal q exactly (a library's
+// q is a double; the accountants read m/n). Alone, the default batch if m/q is whole, else the
+// smallest whole batch that makes it so.
+Status readSampleRate(const CommandLine& parser, Params& p, KnobContext context) {
+  if (!parser.isSet("sample-rate")) return Status::ok();
+  const std::string raw = parser.value("sample-rate");
+  if (context == KnobContext::kTraining) {
+    return Status::invalidArgument("--sample-rate " + raw +
+                                   ": training reads n from the data; give the batch size --m (q = m/n)");
+  }
+  DPX_ASSIGN_OR_RETURN(const double q, parseNumber("sample-rate", raw));
+  if (!(q > 0.0 && q <= 1.0)) {
+    return Status::invalidArgument("--sample-rate " + raw + ": the sampling probability q must be in (0, 1]");
+  }
+  const double maxN = core::knobInfo(Knob::kN).max;
+  const auto exact = [q](double m, double n) { return n >= 1.0 && m >= 1.0 && m <= n && m / n == q; };
+  const bool nGiven = parser.isSet("n"), mGiven = parser.isSet("m");
+  if (nGiven && mGiven) {
+    return Status::invalidArgument("--sample-rate, --n and --m: give two of them (q = m/n decides the third)");
+  }
+  if (nGiven) {
+    const double m = std::round(q * static_cast<double>(p.n));
+    if (!exact(m, static_cast<double>(p.n))) {
+      return Status::invalidArgument("--sample-rate " + raw + " with --n " + std::to_string(p.n) +
+                                     ": no whole batch size m gives m/n = q exactly (m = " + formatNumber(m) +
+                                     " gives " + formatNumber(m / static_cast<double>(p.n)) +
+                                     "); give an n with q·n whole, or --m instead of --n");
+    }
+    p.m = static_cast<std::int64_t>(m);
+    return Status::ok();
+  }
+  const auto tryBatch = [&](double m) {
+    const double n = std::round(m / q);
+    if (n > maxN || !exact(m, n)) return false;
+    p.m = static_cast<std::int64_t>(m);
+    p.n = static_cast<std::int64_t>(n);
+    return true;
+  };
+  if (mGiven) {
+    if (tryBatch(static_cast<double>(p.m))) return Status::ok();
+    return Status::invalidArgument(
+        "--sample-rate " + raw + " with --m " + std::to_string(p.m) + ": no whole n ≤ " + formatNumber(maxN) +
+        " gives m/n = q exactly (n = " + formatNumber(std::round(static_cast<double>(p.m) / q)) +
+        "); give --n instead of --m, or another --m");
+  }
+  if (tryBatch(static_cast<double>(p.m))) return Status::ok();
+  constexpr double kLargestBatch = 1e6;
+  for (double m = 1.0; m <= kLargestBatch; m += 1.0) {
+    if (tryBatch(m)) return Status::ok();
+  }
+  return Status::invalidArgument("--sample-rate " + raw + ": no batch m ≤ " + formatNumber(kLargestBatch) +
+                                 " and n ≤ " + formatNumber(maxN) +
+                                 " have m/n = q exactly; give --n (or --m) with it, or --n and --m");
+}
+
 // --epochs E sets K = ⌈E·n/m⌉, so it cannot come with --K.
 Status readEpochs(const CommandLine& parser, Params& p) {
   if (!parser.isSet("epochs")) return Status::ok();
-  if (parser.isSet("K")) return Status::invalidArgument("--K and --epochs both set K: give one");
+  if (parser.isSet("K")) {
+    return Status::invalidArgument(parser.typed("K") + " and --epochs both set K: give one");
+  }
   const std::string raw = parser.value("epochs");
   DPX_ASSIGN_OR_RETURN(const double epochs, parseNumber("epochs", raw));
   Result<std::int64_t> steps = core::stepsForEpochs(epochs, p.n, p.m);
@@ -265,6 +412,7 @@ Result<double> positiveUpTo(const CommandLine& parser, std::string_view name, do
 Result<Params> knobsFromParser(const CommandLine& parser, KnobContext context) {
   Params p = defaultKnobs(context);
   DPX_RETURN_IF_ERROR(readNumericKnobs(parser, p, context));
+  DPX_RETURN_IF_ERROR(readSampleRate(parser, p, context));
   // Training counts epochs itself, and n comes from the data: no K to set, nothing to cross-check.
   if (context == KnobContext::kTraining) {
     DPX_RETURN_IF_ERROR(readNamedKnobs(parser, p));

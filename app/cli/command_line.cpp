@@ -227,4 +227,13 @@ std::string CommandLine::helpText(std::string_view usage) const {
   return text;
 }
 
+std::vector<std::string> CommandLine::optionNames() const {
+  std::vector<std::string> names;
+  for (const Option& option : m_options) {
+    if (option.hidden) continue;
+    names.insert(names.end(), option.names.begin(), option.names.end());
+  }
+  return names;
+}
+
 }  // namespace dpx::cli

@@ -55,6 +55,8 @@ class CommandLine {
   // The last value given (an option given twice keeps the second); "" when not given.
   std::string value(std::string_view name) const;
   const std::vector<std::string>& positionalArguments() const { return m_positional; }
+  // Every name an option answers to (aliases included; hidden ones left out), for hints.
+  std::vector<std::string> optionNames() const;
 
   // "Usage: <usage> [options] [ARGS]", the description, the options with their descriptions
   // wrapped at 79 columns, then the positional arguments.

@@ -55,7 +55,7 @@ Result<const JsonValue*> field(const JsonValue& o, std::string_view key, const s
 Status readKnob(const JsonValue& run, const core::KnobInfo& info, Params& p) {
   const std::string path = std::string("run.") + info.key;
   DPX_ASSIGN_OR_RETURN(const JsonValue* v, field(run, info.key, path, JsonValue::Type::kNumber, "a number"));
-  if (Status s = core::validateKnob(info.knob, statementNumber(*v)); !s.isOk()) {
+  if (Status s = core::validateScriptedKnob(info.knob, statementNumber(*v)); !s.isOk()) {
     return Status::invalidArgument(path + ": " + s.message());
   }
   core::setKnobValue(p, info.knob, statementNumber(*v));

@@ -118,6 +118,9 @@ struct AccountantInfo {
 struct ExactOptions {
   std::optional<double> discretisation;  // loss grid Δ; unset: chosen to meet `accuracy`
   double accuracy = 0.01;                // wanted (ε_upper − ε_lower)/ε_upper at the run's δ
+  // Set (δ(ε) questions: `dpx delta`): `accuracy` is the wanted (δ_upper − δ_lower)/δ_upper at
+  // this ε instead, so a tighter accuracy tightens the δ asked for, not the ε at the run's δ.
+  std::optional<double> deltaAtEpsilon;
   std::function<void(double)> progress;  // fraction done, from the computing thread
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -29,8 +29,13 @@ struct CacheKey {
   std::int64_t steps;
   double discretisation;  // 0: automatic
   double accuracy;
-  double delta;  // the δ the automatic choice targets
-  bool operator==(const CacheKey&) const = default;
+  double delta;    // the δ the automatic choice targets
+  double epsilon;  // or the ε whose δ bracket it targets (NaN: the δ's ε bracket)
+  bool operator==(const CacheKey& o) const {
+    const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    return q == o.q && sigma == o.sigma && steps == o.steps && discretisation == o.discretisation &&
+           accuracy == o.accuracy && delta == o.delta && same(epsilon, o.epsilon);
+  }
 };
 
 struct Cache {
@@ -51,6 +56,12 @@ double initialInterval(const Params& p) {
   const double mu = stepSpread * std::sqrt(static_cast<double>(p.K));
   const double window = mu * mu / 2.0 + 14.0 * mu + 20.0 * stepSpread;
   return std::clamp(std::min(window / 4096.0, stepSpread / 4.0), 1e-6, 0.5);
+}
+
+double relativeDeltaWidth(const pld::ComposedRun& run, double epsilon) {
+  const double up = run.deltaUpper(epsilon);
+  if (up <= PldAccountant::kDeltaRoundOff) return 0.0;  // the bracket cannot narrow there
+  return std::max(0.0, (up - std::min(up, run.deltaLower(epsilon))) / up);
 }
 
 double relativeWidth(const pld::ComposedRun& run, double delta) {
@@ -95,7 +106,8 @@ Result<pld::ComposedRun> composeAt(const Params& p, double interval, const Exact
 // The run on the caller's grid.
 Result<pld::ComposedRun> fixedGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, *options.discretisation, options, 0.0, 1.0));
-  result.achievedWidth = relativeWidth(run, p.delta);
+  result.achievedWidth =
+      options.deltaAtEpsilon ? relativeDeltaWidth(run, *options.deltaAtEpsilon) : relativeWidth(run, p.delta);
   return run;
 }
 
@@ -104,7 +116,10 @@ Result<pld::ComposedRun> fixedGridRun(const Params& p, const ExactOptions& optio
 Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
   double interval = initialInterval(p);
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, interval, options, 0.0, 0.25));
-  double width = relativeWidth(run, p.delta);
+  const auto widthOf = [&](const pld::ComposedRun& r) {
+    return options.deltaAtEpsilon ? relativeDeltaWidth(r, *options.deltaAtEpsilon) : relativeWidth(r, p.delta);
+  };
+  double width = widthOf(run);
   double progress = 0.25;
   while (width > options.accuracy && result.refinements < kMaxRefinements) {
     const double ratio = std::isfinite(width) ? std::sqrt(options.accuracy / width) * 0.8 : 0.25;
@@ -119,7 +134,7 @@ Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& o
     if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
     if (!finer) break;
     run = std::move(*finer);
-    width = relativeWidth(run, p.delta);
+    width = widthOf(run);
     ++result.refinements;
   }
   result.achievedWidth = width;
@@ -155,7 +170,8 @@ Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
                      p.K,
                      options.discretisation.value_or(0.0),
                      options.accuracy,
-                     options.discretisation ? 0.0 : p.delta};
+                     options.discretisation || options.deltaAtEpsilon ? 0.0 : p.delta,
+                     options.discretisation || !options.deltaAtEpsilon ? NAN : *options.deltaAtEpsilon};
   if (std::optional<PldRunResult> cached = findCached(key, options)) return *std::move(cached);
   PldRunResult result;
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, options.discretisation ? fixedGridRun(p, options, result)
@@ -231,7 +247,7 @@ Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& para
   }
   DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
   const double upper = r.run->deltaUpper(epsilon);
-  return std::pair{upper, std::min(upper, r.run->deltaLower(epsilon))};
+  return std::pair{upper, upper <= kDeltaRoundOff ? 0.0 : std::min(upper, r.run->deltaLower(epsilon))};
 }
 
 namespace {

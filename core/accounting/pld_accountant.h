@@ -81,7 +81,11 @@ class PldAccountant final : public Accountant {
                                                     const EpsilonOptions& options = {}) const;
 
   static constexpr double kTradeoffBracket = 0.01;  // wanted max y-width of the directional brackets
-  static constexpr double kTruncation = 1e-20;      // total tail mass moved to ∞ / dropped
+  // Below this δ a composed profile is at the FFT's round-off (~1e−12 after 10⁴ steps): the
+  // pessimistic end (the truncated tails' mass at +∞ included) is still an upper bound, but the
+  // optimistic end can come out above the true δ, so a δ bracket there reports 0 as its lower end.
+  static constexpr double kDeltaRoundOff = 1e-12;
+  static constexpr double kTruncation = 1e-20;  // total tail mass moved to ∞ / dropped
 };
 
 }  // namespace dpx::core::accounting

@@ -33,7 +33,8 @@ constexpr std::array<KnobInfo, 13> kKnobs{{
      "unless you fix α."},
     {Knob::kDelta, "delta", "δ", "target δ", 1e-15, 0.1, true, false, true, -1,
      "Probability mass allowed to escape the ε guarantee. Keep it well below 1/n. "
-     "Smaller δ: larger ε."},
+     "Smaller δ: larger ε.",
+     0.0, 1.0},
     {Knob::kL, "L", "L", "clip norm / Lipschitz bound", 1e-3, 1e3, true, false, true, 0,
      "DP-SGD clips each per-example gradient to norm L; the convex analyses need the loss to be "
      "L-Lipschitz. ε of rdp/gdp/pld does not depend on L (the noise scales with it)."},
@@ -233,9 +234,25 @@ Status validateKnob(Knob knob, double value) {
                                  " is out of range: " + knobRequirement(info));
 }
 
+Status validateScriptedKnob(Knob knob, double value) {
+  const KnobInfo& info = knobInfo(knob);
+  if (!info.hasScriptRange()) return validateKnob(knob, value);
+  if (std::isfinite(value) && value > info.scriptMin && value < info.scriptMax) return Status::ok();
+  return Status::invalidArgument(std::string(info.key) + " = " + formatNumber(value) +
+                                 " is out of range: " + scriptedKnobRequirement(info));
+}
+
+std::string scriptedKnobRequirement(const KnobInfo& info) {
+  if (!info.hasScriptRange()) return knobRequirement(info);
+  const std::string title(info.title);
+  const std::string name = title.find(info.symbol) == std::string::npos ? title + " " + info.symbol : title;
+  return "the " + name + " must be in (" + formatNumber(info.scriptMin, 6) + ", " + formatNumber(info.scriptMax, 6) +
+         ") (the explorer's sliders cover " + knobRangeText(info) + ")";
+}
+
 Status Params::validate() const {
   for (const KnobInfo& info : kKnobs) {
-    if (Status s = validateKnob(info.knob, knobValue(*this, info.knob)); !s.isOk()) return s;
+    if (Status s = validateScriptedKnob(info.knob, knobValue(*this, info.knob)); !s.isOk()) return s;
   }
   if (m > n) {
     return Status::invalidArgument("m = " + std::to_string(m) + " exceeds n = " + std::to_string(n) +

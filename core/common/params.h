@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -97,6 +98,12 @@ struct KnobInfo {
   bool logScale;         // the GUI slider is logarithmic
   int privateDirection;  // +1: larger is more private, −1: smaller is more private, 0: neither
   const char* lesson;    // tooltip: what it is, who reads it, how it moves ε
+  // Set where scripts may go beyond the explorer's range [min, max] (δ: the sliders stop at 0.1,
+  // but libraries' users ask for δ(ε) and calibrate at δ = 0.13 or 0.79): the open interval
+  // (scriptMin, scriptMax) that Params::validate() and the command line accept. NaN: [min, max].
+  double scriptMin = std::numeric_limits<double>::quiet_NaN();
+  double scriptMax = std::numeric_limits<double>::quiet_NaN();
+  bool hasScriptRange() const { return scriptMin == scriptMin; }
 };
 
 std::span<const KnobInfo> knobInfos();
@@ -109,6 +116,12 @@ void setKnobValue(Params& params, Knob knob, double value);
 // "sigma = -1 is out of range: the noise multiplier σ must be in [0.05, 100]"
 // Checks the knob's own range only; m ≤ n is checked by Params::validate().
 Status validateKnob(Knob knob, double value);
+
+// The range scripts may use: the explorer's, or the wider open interval of KnobInfo::scriptMin/
+// scriptMax (δ ∈ (0, 1)). Params::validate() and the command line read this one; the GUI's
+// fields, sliders and presets keep validateKnob's.
+Status validateScriptedKnob(Knob knob, double value);
+std::string scriptedKnobRequirement(const KnobInfo& info);
 
 // "[0.05, 100]", "(0, 1e+06]", "[1, n]" for a message.
 std::string knobRangeText(const KnobInfo& info);

@@ -116,15 +116,17 @@ class TestDpxCli : public QObject {
                                          << "an empty entry";
     QTest::newRow("tradeoff in one format") << "tradeoff --accountant rdp --json --csv"
                                             << "choose one output format";
-    // Every knob below and above its range (the GUI's ranges are the CLI's).
+    // Every knob below and above its range: the GUI's, or the wider one scripts may use (δ).
     for (const dpx::core::KnobInfo& info : dpx::core::knobInfos()) {
       const QString flag = QStringLiteral("--") + QString::fromLatin1(info.key);
-      const double below = info.min > 0.0 ? info.min / 2.0 : -1.0;
+      const double min = info.hasScriptRange() ? info.scriptMin : info.min;
+      const double max = info.hasScriptRange() ? info.scriptMax : info.max;
+      const double below = min > 0.0 ? min / 2.0 : -1.0;
       QTest::newRow(qPrintable(flag + QStringLiteral(" below")))
           << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(below) << flag;
       if (info.knob == dpx::core::Knob::kM) continue;  // above n is its own row
       QTest::newRow(qPrintable(flag + QStringLiteral(" above")))
-          << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(info.max * 2.0) << flag;
+          << QStringLiteral("epsilon --accountant rdp %1 %2").arg(flag).arg(max * 2.0) << flag;
     }
   }
   void badInputExitsTwoWithOneLine() {

@@ -568,8 +568,8 @@ class TestDpxJsonContract : public QObject {
     row("epsilon: unknown flag is named", "epsilon --accountant rdp --frobnicate 3 --json", {"--frobnicate"});
     row("epsilon: sigma above range names [0.05, 100]", "epsilon --accountant rdp --sigma 200 --json",
         {"--sigma", "[0.05, 100]"});
-    row("epsilon: delta below range names [1e-15, 0.1]", "epsilon --accountant gdp --delta 1e-20 --json",
-        {"--delta", "[1e-15, 0.1]"});
+    row("epsilon: delta above range names (0, 1) and the sliders' range", "epsilon --accountant gdp --delta 1 --json",
+        {"--delta", "(0, 1)", "[1e-15, 0.1]"});
     row("epsilon: alpha below range names [1.01, 1024]", "epsilon --accountant rdp --alpha 0.5 --json",
         {"--alpha", "[1.01, 1024]"});
     row("epsilon: pld discretisation names (0, 1]", "epsilon --accountant pld --discretisation 2 --json",

@@ -381,7 +381,7 @@ class TestDpxUtility : public QObject {
     QTest::newRow("xi2 not a number") << sgld + "--xi2 lots" << 2 << "--xi2";
     QTest::newRow("negative init distance") << sgld + "--init-distance2 -3" << 2 << "--init-distance2";
     QTest::newRow("λ above β") << sgld + "--lambda 2 --beta 1" << 2 << "lambda = 2 exceeds beta = 1";
-    QTest::newRow("knob out of range") << sgld + "--delta 0.5" << 2 << "--delta";
+    QTest::newRow("knob out of range") << sgld + "--sigma 500" << 2 << "--sigma";
     QTest::newRow("unknown flag") << sgld + "--gamma 3" << 2 << "--gamma";
     QTest::newRow("burn-in ≥ K") << post + "--K 100 --burn-in 100" << 2 << "[0, 99]";
     QTest::newRow("negative gamma-m") << post + "--gamma-m -1" << 2 << "--gamma-m";
