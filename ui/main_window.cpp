@@ -483,7 +483,9 @@ void MainWindow::installExportContexts() {
       c.knobs = knobsText(view.params);
       QStringList lines{commandLine(
           core::epsilonArguments(view, core::accounting::accountantOf<core::accounting::PldAccountant>().id()))};
-      if (const std::optional<AuditRun>& run = m_audit->reportRun()) {
+      if (m_importedAuditParams) {
+        lines << commandLine(core::scoreAuditArguments(m_importedAuditPath.toStdString(), *m_importedAuditParams));
+      } else if (const std::optional<AuditRun>& run = m_audit->reportRun()) {
         lines << commandLine(core::auditArguments(run->config, run->data, run->shadowModels, run->canaries));
         c.dataset = dataText(run->data);
         if (const std::optional<ResultTag>& tag = m_audit->reportTag())
@@ -768,6 +770,7 @@ void MainWindow::importAuditScores(const QString& path) {
           return;
         }
         m_importedAuditParams = params;
+        m_importedAuditPath = path;
         m_auditor->showAudit(**report);
         m_auditor->setAuditStale(QString());
         m_tabs->setCurrentIndex(kAuditorTab);

@@ -182,6 +182,7 @@ class MainWindow : public QMainWindow {
   // The knobs whose claim the Auditor tab's imported scores were checked against; unset when it
   // shows the trainer's audit (or nothing).
   std::optional<core::Params> m_importedAuditParams;
+  QString m_importedAuditPath;
 };
 
 }  // namespace dpx::ui

@@ -61,6 +61,8 @@ std::vector<std::string> trainArguments(const training::TrainerConfig& config, c
 std::vector<std::string> auditArguments(const training::TrainerConfig& config, const training::DatasetKey& data,
                                         int shadowModels, std::int64_t canaries);
 // `dpx frontier` of a request (targets or epochs as given, seeds, mechanisms).
+// `dpx audit --scores FILE` with the claim of `params` as knob flags.
+std::vector<std::string> scoreAuditArguments(const std::string& path, const Params& params);
 std::vector<std::string> frontierArguments(const training::FrontierRequest& request, const training::DatasetKey& data);
 
 // "n = 60000 · m = 256 · σ = 1.1 · η = 0.5 · K = 3516 (15 epochs) · δ = 1e-05 · …" on the first

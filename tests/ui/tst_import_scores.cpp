@@ -78,6 +78,11 @@ class TestImportScores : public QObject {
     QVERIFY(!plane->curvePoints(QStringLiteral("audit:roc")).isEmpty());
     QVERIFY(!plane->curvePoints(QStringLiteral("audit:proven")).isEmpty());
     QVERIFY(!plane->curvePoints(QStringLiteral("audit:flagged")).isEmpty());
+    // Edit → Copy as dpx command on the Auditor tab: the same audit from the command line.
+    const QString command = w.currentTabCommand();
+    QVERIFY2(command.contains(QStringLiteral("dpx audit --scores ") + path + QStringLiteral(" --n 1000 --m 1000")),
+             qPrintable(command));
+    QVERIFY2(command.contains(QStringLiteral("--sigma 4")), qPrintable(command));
 
     // Weakly separated scores against the same claim: consistent, nothing flagged.
     const QString dpLike = m_dir.filePath(QStringLiteral("dp_like.csv"));
