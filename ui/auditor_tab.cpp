@@ -196,14 +196,18 @@ void AuditorTab::drawAuditOnPlane(QSet<QString>& keep) {
     return;
   }
   const core::audit::AuditReport& r = *m_audit;
+  const bool imported = r.source == core::audit::AuditSource::kScores;
   const core::audit::AttackReport& best = r.attacks.at(static_cast<std::size_t>(r.bestAttack));
   QVector<QPointF> roc;
   for (const core::audit::RocPoint& p : core::audit::thinRoc(best.roc, 600)) roc.push_back({p.fpr, 1.0 - p.tpr});
   CurveStyle attack;
   attack.color = kAttackColor;
   attack.width = 1.6;
-  attack.tooltip = QStringLiteral("empirical ROC of %1 on the audited model").arg(QString::fromStdString(best.name));
-  QString label = QStringLiteral("attack: %1").arg(QString::fromStdString(best.id));
+  attack.tooltip =
+      imported ? QStringLiteral("empirical ROC of the imported scores")
+               : QStringLiteral("empirical ROC of %1 on the audited model").arg(QString::fromStdString(best.name));
+  QString label =
+      imported ? QStringLiteral("imported scores") : QStringLiteral("attack: %1").arg(QString::fromStdString(best.id));
   if (!m_auditStale.isEmpty()) {
     attack.greyed = true;
     label += QStringLiteral(" (other knobs)");
@@ -233,11 +237,15 @@ void AuditorTab::drawAuditOnPlane(QSet<QString>& keep) {
     style.color = QColor(30, 120, 60);
     style.pen = Qt::DashDotLine;
     style.width = 1.8;
-    style.tooltip = QStringLiteral(
-                        "the proven trade-off of the audited run (%1): a point of the band beyond it "
-                        "contradicts the proof")
-                        .arg(QString::fromStdString(r.provenCurveSource));
-    m_plane->setCurve(QStringLiteral("audit:proven"), QStringLiteral("proven curve of the audited run"),
+    style.tooltip =
+        (imported ? QStringLiteral("the trade-off claimed for the run that produced the scores (%1): a point "
+                                   "of the band beyond it contradicts the claim")
+                  : QStringLiteral("the proven trade-off of the audited run (%1): a point of the band beyond it "
+                                   "contradicts the proof"))
+            .arg(QString::fromStdString(r.provenCurveSource));
+    m_plane->setCurve(QStringLiteral("audit:proven"),
+                      imported ? QStringLiteral("claimed curve (knobs at import)")
+                               : QStringLiteral("proven curve of the audited run"),
                       oriented(proven, m_roc), style);
     keep.insert(QStringLiteral("audit:proven"));
   }
@@ -251,10 +259,15 @@ void AuditorTab::drawAuditOnPlane(QSet<QString>& keep) {
     red.color = QColor(230, 0, 0);
     red.scatter = true;
     red.width = 9.0;
-    red.tooltip = QStringLiteral(
-        "the band's conservative corner lies beyond the proven curve: a bug in the "
-        "mechanism or in the accountant");
-    m_plane->setCurve(QStringLiteral("audit:flagged"), QStringLiteral("contradiction (band beyond the proof)"),
+    red.tooltip = imported ? QStringLiteral(
+                                 "the band's conservative corner lies beyond the claimed curve: the run that "
+                                 "produced the scores does not have the claimed guarantee")
+                           : QStringLiteral(
+                                 "the band's conservative corner lies beyond the proven curve: a bug in the "
+                                 "mechanism or in the accountant");
+    m_plane->setCurve(QStringLiteral("audit:flagged"),
+                      imported ? QStringLiteral("contradiction (band beyond the claim)")
+                               : QStringLiteral("contradiction (band beyond the proof)"),
                       oriented(flagged, m_roc), red);
     keep.insert(QStringLiteral("audit:flagged"));
   }
@@ -272,7 +285,8 @@ void AuditorTab::redrawLadder() {
     }
     m_ladder->setMarker(static_cast<double>(m_snapshot->params.K), QStringLiteral("current K"));
   }
-  if (m_audit && m_audit->epsilonLowerBound > 0.0) {
+  // Imported scores have no run of the current knobs' K to mark.
+  if (m_audit && m_audit->epsilonLowerBound > 0.0 && m_audit->source == core::audit::AuditSource::kTraining) {
     CurveStyle style;
     style.color = kAttackColor;
     style.scatter = true;
@@ -309,6 +323,10 @@ void AuditorTab::updateSummary() {
   const core::audit::AuditReport& r = *m_audit;
   const core::audit::AttackReport& best = r.attacks.at(static_cast<std::size_t>(r.bestAttack));
   QStringList lines;
+  if (r.source == core::audit::AuditSource::kScores) {
+    updateImportedSummary();
+    return;
+  }
   if (!m_auditStale.isEmpty()) {
     lines << QStringLiteral(
                  "<b>This audit trained with other knobs</b> (%1): its attack is greyed, and its proven curve is "
@@ -342,6 +360,38 @@ void AuditorTab::updateSummary() {
     lines << QStringLiteral("RMIA: AUC %1, TPR %2 at FPR 10⁻³, %3 at FPR 10⁻².")
                  .arg(n(rmia->auc, 3), n(rmia->tprAtFpr1e3, 3), n(rmia->tprAtFpr1e2, 3));
   }
+  m_summary->setText(lines.join(QStringLiteral("<br>")));
+}
+
+// Imported scores: the verdict first, then what it rests on.
+void AuditorTab::updateImportedSummary() {
+  const core::audit::AuditReport& r = *m_audit;
+  const core::audit::AttackReport& best = r.attacks.at(static_cast<std::size_t>(r.bestAttack));
+  QStringList lines;
+  if (!m_auditStale.isEmpty()) {
+    lines << QStringLiteral(
+                 "<b>These scores were checked against other knobs</b> (%1): the claimed curve drawn is that of the "
+                 "knobs at import. Import the file again to check them against the current knobs.")
+                 .arg(m_auditStale.toHtmlEscaped());
+  }
+  const QString verdict = QString::fromStdString(r.verdict).toHtmlEscaped();
+  lines << (r.contradiction ? QStringLiteral("<b style='color:#b71c1c'>Imported scores: %1</b>").arg(verdict)
+                            : QStringLiteral("<b>Imported scores: %1</b>").arg(verdict));
+  lines << QStringLiteral("%1 audited records (%2 members), AUC %3; simultaneous band — %4.")
+               .arg(QString::number(r.auditedRecords), QString::number(r.auditedMembers), n(best.auc, 3),
+                    QString::fromStdString(best.band.method).toHtmlEscaped());
+  if (best.gaussianFit) {
+    lines << QStringLiteral("Gaussian-DP fit (Nasr et al. 2023): μ̂ = %1, interval [%2, %3].")
+                 .arg(n(best.gaussianFit->muHat, 3), n(best.gaussianFit->muLower, 3), n(best.gaussianFit->muUpper, 3));
+  }
+  if (r.fdpAudit) {
+    lines << QStringLiteral(
+                 "f-DP one-run audit (Mahloujifar, Melis & Chaudhuri 2025): the claimed curve is %1 (p = %2); "
+                 "largest μ rejected: %3.")
+                 .arg(r.fdpAudit->rejected ? QStringLiteral("<b>rejected</b>") : QStringLiteral("not rejected"),
+                      n(r.fdpAudit->pValue, 3), n(r.fdpAudit->muLowerBound, 3));
+  }
+  lines << QStringLiteral("Claim: %1.").arg(QString::fromStdString(r.provenCurveSource).toHtmlEscaped());
   m_summary->setText(lines.join(QStringLiteral("<br>")));
 }
 

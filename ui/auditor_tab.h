@@ -1,6 +1,8 @@
 // The Auditor tab: the trade-off plane an auditor checks an attack against, with the exact PLD
 // curve of each neighbouring direction and its bracket, the RDP-optimal envelope, G_μ and the
 // f_{ε,δ} envelope; the privacy profile δ(ε); and the threat-model ladder of the last iterate.
+// Imported membership scores (File → Import audit scores…) are drawn the same way, against the
+// curve claimed by the knobs at import, with their one-line verdict first in the summary.
 // When an audit has run (Training and audit tab), its strongest attack is drawn with its
 // simultaneous confidence band, the band corners that beat the run's proven curve in red, and
 // the audited ε lower bound on the ladder; the summary states μ̂, the f-DP one-run audit and RMIA.
@@ -58,6 +60,7 @@ class AuditorTab : public QWidget {
   void drawAuditOnPlane(QSet<QString>& keep);
   void redrawLadder();
   void updateSummary();
+  void updateImportedSummary();
   ParameterModel* m_model;
   ChartPanel* m_plane;
   ChartPanel* m_profile;

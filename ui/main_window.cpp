@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPainter>
 #include <QSaveFile>
 #include <QScrollArea>
@@ -43,6 +44,7 @@
 #include "common/format.h"
 #include "compute/analytics.h"
 #include "compute/run_headline.h"
+#include "compute/score_audit_job.h"
 #include "compute/slow_analytics.h"
 #include "configuration_check_view.h"
 #include "frontier_panel.h"
@@ -271,6 +273,7 @@ void MainWindow::buildTrainingTabs() {
   m_frontier = new FrontierPanel(m_session.get(), m_tabs);
   m_tabs->addTab(m_frontier, QStringLiteral("Privacy–utility frontier"));
   m_auditor = new AuditorTab(&m_model, m_tabs);
+  m_scoreAuditJob = new BackgroundJob(/*cancelRunningOnRequest=*/true, this);
   m_tabs->addTab(m_auditor, QStringLiteral("Auditor"));
   connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
     m_privacyViews->setShown(index == kPrivacyTab);
@@ -391,13 +394,21 @@ void MainWindow::connectViews() {
   connect(m_calibrate, &CalibratePanel::targetChanged, this,
           [this] { m_privacyViews->setReferenceEpsilon(m_calibrate->targetEpsilon()); });
   connect(m_audit, &AuditPanel::auditFinished, m_charts, &ExplorerCharts::showAudit);
+  connect(m_audit, &AuditPanel::reportReady, this, [this] { m_importedAuditParams.reset(); });
   connect(m_audit, &AuditPanel::reportReady, m_auditor, &AuditorTab::showAudit);
   // An audit is about the knobs and data it trained with: once they move, it is greyed and says so.
+  // Imported scores were checked against the claim of the knobs at import: the same once they move.
   const auto auditCurrency = [this] {
     const std::optional<ResultTag>& tag = m_audit->reportTag();
     const QString changed = tag ? m_session->whatChanged(*tag) : QString();
     m_charts->setAuditStale(changed);
-    m_auditor->setAuditStale(changed);
+    if (m_importedAuditParams) {
+      m_auditor->setAuditStale(m_model.lastValid() == *m_importedAuditParams
+                                   ? QString()
+                                   : QStringLiteral("the knobs the claim was computed from"));
+    } else {
+      m_auditor->setAuditStale(changed);
+    }
   };
   connect(m_audit, &AuditPanel::reportReady, this, auditCurrency);
   connect(&m_model, &ParameterModel::paramsChanged, this, auditCurrency);
@@ -415,6 +426,7 @@ MainWindow::~MainWindow() {
   if (QWidget* focused = QApplication::focusWidget(); focused && isAncestorOf(focused)) focused->clearFocus();
   m_privacyViews->cancelAll();
   m_auditor->job()->cancel();
+  m_scoreAuditJob->cancel();
 }
 
 QList<ChartPanel*> MainWindow::allCharts() const {
@@ -486,7 +498,9 @@ void MainWindow::installExportContexts() {
       c.knobs = knobsText(view.params);
       QStringList lines{commandLine(
           core::epsilonArguments(view, core::accounting::accountantOf<core::accounting::PldAccountant>().id()))};
-      if (const std::optional<AuditRun>& run = m_audit->reportRun()) {
+      if (m_importedAuditParams) {
+        lines << commandLine(core::scoreAuditArguments(m_importedAuditPath.toStdString(), *m_importedAuditParams));
+      } else if (const std::optional<AuditRun>& run = m_audit->reportRun()) {
         lines << commandLine(core::auditArguments(run->config, run->data, run->shadowModels, run->canaries));
         c.dataset = dataText(run->data);
         if (const std::optional<ResultTag>& tag = m_audit->reportTag())
@@ -619,6 +633,13 @@ void MainWindow::buildFileMenu() {
     if (!path.isEmpty()) saveSession(path);
   });
   file->addSeparator();
+  file->addAction(QStringLiteral("Import audit &scores…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Import membership scores"), QString(),
+        QStringLiteral("Scores (*.csv *.json);;CSV (*.csv);;JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) importAuditScores(path);
+  });
+  file->addSeparator();
   addExportActions(file);
   file->addSeparator();
   auto* statement = new StatementExport(
@@ -745,6 +766,40 @@ bool MainWindow::loadPreset(const Preset& preset) {
   if (preset.hasTrainer()) m_trainer->ensureDataLoaded();
   showStatus(QStringLiteral("Preset “%1” — %2").arg(preset.name, preset.source));
   return true;
+}
+
+void MainWindow::importAuditScores(const QString& path) {
+  const core::Params params = m_model.lastValid();
+  const std::string file = path.toStdString();
+  showStatus(QStringLiteral("auditing %1 against the current knobs' claim…").arg(QFileInfo(path).fileName()));
+  m_scoreAuditJob->request(
+      [file, params](const std::atomic<bool>& cancel, const BackgroundJob::Progress&) -> std::any {
+        return computeScoreAudit(file, params, 0.95, cancel);
+      },
+      [this, path, params](std::any&& result) {
+        using Report = core::Result<std::shared_ptr<const core::audit::AuditReport>>;
+        auto* report = std::any_cast<Report>(&result);
+        if (!report) return;
+        if (!report->isOk()) {
+          if (report->status().code() == core::StatusCode::kCancelled) return;
+          const QString message = QString::fromStdString(report->status().message());
+          showStatus(QStringLiteral("cannot audit the scores: ") + message, true);
+          // Not modal-blocking: open() returns at once, so no event loop nests inside this callback.
+          auto* box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Import audit scores"),
+                                      QStringLiteral("The scores could not be audited."), QMessageBox::Ok, this);
+          box->setObjectName(QStringLiteral("importScoresError"));
+          box->setInformativeText(message);
+          box->setAttribute(Qt::WA_DeleteOnClose);
+          box->open();
+          return;
+        }
+        m_importedAuditParams = params;
+        m_importedAuditPath = path;
+        m_auditor->showAudit(**report);
+        m_auditor->setAuditStale(QString());
+        m_tabs->setCurrentIndex(kAuditorTab);
+        showStatus(QFileInfo(path).fileName() + QStringLiteral(": ") + QString::fromStdString((**report)->verdict));
+      });
 }
 
 bool MainWindow::loadPresetFile(const QString& path) {

@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
   BackgroundJob* analyticsJob() { return m_privacyViews->analytics()->job(); }
   BackgroundJob* pldJob() { return m_privacyViews->exact()->job(); }
   BackgroundJob* stepsizeJob() { return m_privacyViews->stepsize()->job(); }
+  BackgroundJob* scoreAuditJob() const { return m_scoreAuditJob; }
 
   // Files; each returns false and shows why in the status bar when it fails.
   bool loadPreset(const Preset& preset);
@@ -85,6 +86,11 @@ class MainWindow : public QMainWindow {
   bool exportChart(ChartPanel* chart, const QString& path);  // .png, .svg, .csv or .json by extension
   bool exportCurves(const QString& path);                    // .csv or .json of every chart
   bool exportReport(const QString& path);                    // .html or .pdf
+  // File → Import audit scores…: membership scores computed elsewhere (CSV or JSON, see
+  // core/audit/score_import.h), audited off the GUI thread against the current knobs' exact
+  // curve and ε; the result is drawn on the Auditor tab with its verdict, a refusal (the file's
+  // line and field) shown in a message box.
+  void importAuditScores(const QString& path);
   // Sessions (.dpxsession): the knobs, the trainer's settings, the view, the pin and the last
   // training's runs with their knobs. Open is one undo step for the knobs.
   bool saveSession(const QString& path);
@@ -172,6 +178,11 @@ class MainWindow : public QMainWindow {
   LessonsPanel* m_lessons = nullptr;
   QDockWidget* m_lessonsDock = nullptr;
   QList<ChartPanel*> m_lessonFocus;  // the charts a lesson has focused
+  BackgroundJob* m_scoreAuditJob = nullptr;
+  // The knobs whose claim the Auditor tab's imported scores were checked against; unset when it
+  // shows the trainer's audit (or nothing).
+  std::optional<core::Params> m_importedAuditParams;
+  QString m_importedAuditPath;
 };
 
 }  // namespace dpx::ui

@@ -1,4 +1,5 @@
-// dpx audit: the `train` options plus --shadow-models, --canaries and --confidence;
+// dpx audit: the `train` options plus --shadow-models, --canaries and --confidence (with --scores
+// FILE the audit of imported scores instead: audit_scores.h);
 // trains the target and reference models, runs the loss-threshold, LiRA and RMIA attacks and
 // prints the ROC with its confidence band, the Gaussian-DP fit, the f-DP one-run audit and the
 // empirical ε lower bounds (core/audit/membership_inference.h). A lower bound
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "audit/membership_inference.h"
+#include "audit_scores.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/format.h"
@@ -32,6 +34,7 @@ void addAuditOptions(CommandLine& parser) {
                    "pool, in [0, n] (default 0)",
                    "k");
   parser.addOption("confidence", "confidence of the ε lower bounds, in [0.5, 1) (default 0.95)", "c");
+  addScoreAuditOptions(parser);
 }
 
 // The audit's own options: cheap to check and needing no data, so they are checked first.
@@ -74,8 +77,14 @@ int commandAudit(const Arguments& args, Io& io) {
   CommandLine parser;
   addAuditOptions(parser);
   if (auto code =
-          parseOrExit(parser, args, io, "membership-inference audit: empirical ε lower bound of a trained model")) {
+          parseOrExit(parser, args, io,
+                      "membership-inference audit: empirical ε lower bound of a trained model, or with --scores FILE\n"
+                      "of membership scores computed elsewhere, against the claim of the knob flags or --statement")) {
     return *code;
+  }
+  if (parser.isSet("scores")) return runScoreAudit(parser, io);
+  if (parser.isSet("statement")) {
+    return fail(io, Status::invalidArgument("--statement is the claim of a scores audit: give --scores FILE with it"));
   }
   Result<core::audit::AuditConfig> config = auditConfigFromParser(parser);
   if (!config) return fail(io, config.status());

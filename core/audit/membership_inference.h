@@ -35,6 +35,7 @@
 // the configured thread count); results are bit-identical for a seed whatever the thread count.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -102,14 +103,29 @@ struct RmiaRun {
   std::int64_t population = 0;             // test records compared with (0: RMIA did not run)
 };
 
+// Where the audited scores came from: the attacks of runAudit on a model it trained, or a file of
+// scores computed elsewhere and audited against a claimed guarantee (score_audit.h).
+enum class AuditSource { kTraining, kScores };
+
+// Type I errors of the proven (or claimed) trade-off curve an audit is checked against: the
+// curve on defaultTypeOneGrid(kProvenCurvePoints), log-spaced from 1e−6.
+inline constexpr int kProvenCurvePoints = 400;
+
 struct AuditReport {
-  training::TrainingResult training;  // the target run (its model, history and ε)
+  AuditSource source = AuditSource::kTraining;
+  training::TrainingResult training;  // the target run (its model, history and ε); empty for kScores
   std::vector<AttackReport> attacks;  // loss threshold, LiRA, then RMIA (when there is a population)
   int bestAttack = 0;                 // index of the largest AUC (ROC/AUC keys of the JSON)
   double epsilonLowerBound = 0.0;     // one-run bound, max over attacks, at `confidence`
   double epsilonLowerBoundCp = 0.0;   // split Clopper–Pearson estimate, max over attacks
   std::string boundMethod;            // names the method of epsilonLowerBound
   double confidence = 0.95;
+  // The tests behind the contradiction flag each run at testConfidence(), so that with
+  // verdictTests > 1 the flag (any of them rejecting) holds at `confidence` by Bonferroni. runAudit
+  // keeps 1 (each statement at `confidence` on its own); an audit of imported scores splits over
+  // its 3 tests (one-run ε bound, ROC band, one-run f-DP audit) because its verdict is their union.
+  int verdictTests = 1;
+  double testConfidence() const { return 1.0 - (1.0 - confidence) / static_cast<double>(std::max(1, verdictTests)); }
   double delta = 0.0;                       // δ of both the bound and the run's guarantee
   std::optional<double> epsilonUpperBound;  // the target run's accountant ε (absent for sgd)
   std::string accountant;                   // who proved it
@@ -127,7 +143,8 @@ struct AuditReport {
   RmiaRun rmia;  // how RMIA ran
   // The tightest proven trade-off of the run: dp-sgd → the pessimistic PLD curve; other private
   // mechanisms → the pointwise max of the curves of their applicable upper-bound accountants;
-  // sgd → none. Checked against every attack's band and by the one-run f-DP audit.
+  // sgd → none; imported scores → the claimed configuration's curve. Checked against every
+  // attack's band and by the one-run f-DP audit.
   std::optional<accounting::TradeoffCurve> provenCurve;
   std::string provenCurveSource;
   BandCheck bandCheck;                     // of the best attack's band
@@ -135,6 +152,9 @@ struct AuditReport {
   std::optional<FdpAuditResult> fdpAudit;  // best attack against provenCurve (Mahloujifar et al. 2025)
   std::vector<std::string> notes;          // what was decided and why (caveats included)
   double seconds = 0.0;
+  // kScores: one line, "consistent with the claimed ε = … (δ = …)" or "contradicts it at 95 %: …"
+  // naming the tests that reject (score_audit.h); empty for kTraining.
+  std::string verdict;
 };
 
 // Runs the audit with the configuration of `configured` (Trainer::create already validated
@@ -164,14 +184,19 @@ void flagContradiction(AuditReport& report);
 // from it; members[i] is audited record i's membership. Called at the end of the attacks.
 void addBandsAndFits(AuditReport& report, const std::vector<std::uint8_t>& members);
 
-// provenCurve and its source from the run and accountantEpsilons, the check of every attack's
-// band against it (bandCheck of the best attack, bandContradiction of any), and the one-run
-// f-DP audit of the best attack against it. runAudit calls it before flagContradiction.
+// provenCurve and its source from the run and accountantEpsilons, then checkAgainstCurve.
+// runAudit calls it before flagContradiction.
 void checkAgainstProvenCurve(AuditReport& report, const std::vector<std::uint8_t>& members);
 
+// With report.provenCurve set (or not: then only the band note is added): the check of every
+// attack's band against it (bandCheck of the best attack, bandContradiction of any) and the
+// one-run f-DP audit of the best attack against it, at report.testConfidence(). Shared by
+// runAudit and the audit of imported scores.
+void checkAgainstCurve(AuditReport& report, const std::vector<std::uint8_t>& members);
+
 // The `dpx audit --json` keys, written into an object the caller has opened (after the `train`
-// keys): roc ([[fpr, tpr], …] of the best attack, thinned), auc, tpr_at_fpr {"0.001", "0.01"},
-// tradeoff, epsilon_lower_bound, confidence, bound_method, epsilon_lower_bound_cp,
+// keys): source ("training" | "scores"), verdict (kScores only), roc ([[fpr, tpr], …] of the best attack, thinned),
+// auc, tpr_at_fpr {"0.001", "0.01"}, tradeoff, epsilon_lower_bound, confidence, bound_method, epsilon_lower_bound_cp,
 // epsilon_upper_bound, contradiction, message, counts, audit_notes, `attacks` (details) and `rmia`
 // ({auc, tpr_at_fpr, gamma, offline_a, offline_a_fitted, population, population_source, variant};
 // null when RMIA did not run), `roc_band` of the best attack ({method, confidence, points:

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "audit/membership_inference.h"
@@ -57,8 +58,20 @@ struct AttackScores {
 // The scores of every attack from the models' φ (the shadow models' φ is moved out of `outcomes`).
 Result<AttackScores> attackScores(std::vector<ModelOutcome>& outcomes, const AuditPlan& plan, const RmiaConfig& rmia);
 
-// The attacks with their ROC and both ε lower bounds; the report's bounds are the largest.
+// Who an attack is, for the report.
+struct AttackIdentity {
+  std::string id;
+  std::string name;
+  std::string citation;
+};
+
+// The attacks with their ROC and both ε lower bounds (at report.testConfidence()), their bands and
+// Gaussian-DP fits; the report's bounds are the largest. `seed` draws the split halves of the
+// Clopper–Pearson estimate. The first form names runAudit's attacks (loss threshold, LiRA, RMIA);
+// the second takes one identity per score list (an audit of imported scores).
 Status addAttacks(AuditReport& report, AttackScores scored, std::uint64_t seed);
+Status addAttacks(AuditReport& report, const std::vector<AttackIdentity>& identities, AttackScores scored,
+                  std::uint64_t seed);
 
 // What was decided and why, caveats included.
 void addNotes(AuditReport& report);

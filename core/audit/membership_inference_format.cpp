@@ -103,6 +103,9 @@ void writeBandJson(JsonWriter& json, const AuditReport& report) {
 void writeAuditJson(JsonWriter& json, const AuditReport& report) {
   const AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
   const std::vector<RocPoint> bestRoc = thinRoc(best.roc);
+  const bool scores = report.source == AuditSource::kScores;
+  json.field("source", std::string(scores ? "scores" : "training"));
+  if (scores) json.field("verdict", report.verdict);
   json.field("attack", best.id);
   writePairs(json, "roc", bestRoc, false);
   json.field("auc", best.auc);
@@ -153,11 +156,12 @@ void describeBand(std::ostringstream& out, const AuditReport& report) {
         << "-point ROC band)\n";
   }
   if (!report.provenCurve) return;
-  out << "ROC bands against the proven curve (" << report.provenCurveSource
+  const std::string curve = report.source == AuditSource::kScores ? "claimed" : "proven";
+  out << "ROC bands against the " << curve << " curve (" << report.provenCurveSource
       << "): " << (report.bandContradiction ? "CROSSED" : "below it") << "\n";
   if (report.fdpAudit) {
     const FdpAuditResult& f = *report.fdpAudit;
-    out << "one-run f-DP audit of the proven curve: " << (f.rejected ? "REJECTED" : "not rejected")
+    out << "one-run f-DP audit of the " << curve << " curve: " << (f.rejected ? "REJECTED" : "not rejected")
         << " (p = " << formatNumber(f.pValue, 4) << ", " << f.correct << "/" << f.guesses
         << " correct); Gaussian DP μ ≥ " << formatNumber(f.muLowerBound, 4) << " at confidence "
         << formatNumber(f.confidence) << "\n";
@@ -166,7 +170,32 @@ void describeBand(std::ostringstream& out, const AuditReport& report) {
 
 }  // namespace
 
+namespace {
+
+// describeAudit of imported scores: no training run, a claimed guarantee and the verdict.
+std::string describeScoreAudit(const AuditReport& report) {
+  std::ostringstream out;
+  out << "verdict: " << report.verdict << "\n";
+  const AttackReport& a = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
+  out << "audit of imported scores: " << report.auditedRecords << " audited records ("
+      << (report.canaries > 0 ? std::to_string(report.canaries) + " canaries" : std::string("every record")) << ", "
+      << report.auditedMembers << " members)\n";
+  out << "  AUC " << formatNumber(a.auc, 4) << ", TPR " << formatNumber(a.tprAtFpr1e3, 4) << " at FPR 0.001, "
+      << formatNumber(a.tprAtFpr1e2, 4) << " at FPR 0.01; split Clopper-Pearson ε ≈ "
+      << formatNumber(a.split.epsilon, 4) << "\n";
+  out << "empirical ε ≥ " << formatNumber(report.epsilonLowerBound, 6) << " at δ = " << formatNumber(report.delta)
+      << " (" << a.oneRun.correct << "/" << a.oneRun.guesses << " correct guesses, " << report.boundMethod << ")\n";
+  out << "claimed ε ≤ " << formatNumber(report.epsilonUpperBound.value_or(0.0), 6) << " (" << report.accountant
+      << ")\n";
+  describeBand(out, report);
+  for (const std::string& n : report.notes) out << "note: " << n << "\n";
+  return out.str();
+}
+
+}  // namespace
+
 std::string describeAudit(const AuditReport& report) {
+  if (report.source == AuditSource::kScores) return describeScoreAudit(report);
   std::ostringstream out;
   if (report.contradiction) out << "!!! " << report.message << " !!!\n";
   const TrainingResult& t = report.training;

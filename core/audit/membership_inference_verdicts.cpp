@@ -43,8 +43,6 @@ namespace {
 
 using namespace training;
 
-constexpr int kProvenCurvePoints = 400;  // type I errors of the proven curve, log-spaced from 1e−6
-
 // The tightest proven trade-off of the run (see AuditReport::provenCurve); `source` says whose.
 std::optional<accounting::TradeoffCurve> provenCurveOf(const AuditReport& report, std::string& source) {
   const TrainingResult& run = report.training;
@@ -81,11 +79,22 @@ std::optional<accounting::TradeoffCurve> provenCurveOf(const AuditReport& report
   return curve;
 }
 
+// What a contradiction means: for a run trained here, a bug; for imported scores, that the run
+// which produced them does not have the claimed guarantee (or the scores break the game's rules).
+std::string contradictionCause(const AuditReport& report) {
+  return report.source == AuditSource::kScores
+             ? ": the run that produced these scores does not have the claimed guarantee"
+             : ": the trainer or the accountant has a bug";
+}
+
 // Adds the band and f-DP contradictions to `contradiction` and the loud message.
 void flagCurveContradiction(AuditReport& report) {
   const bool fdpRejected = report.fdpAudit && report.fdpAudit->rejected;
   if (!report.bandContradiction && !fdpRejected) return;
   std::string text = "CONTRADICTION: ";
+  const bool scores = report.source == AuditSource::kScores;
+  const std::string curve =
+      scores ? "the trade-off curve claimed for the run" : "the trade-off curve proven for this run";
   if (report.bandContradiction && report.provenCurve) {
     std::string attacks;
     double gap = 0.0;
@@ -95,17 +104,17 @@ void flagCurveContradiction(AuditReport& report) {
       attacks += (attacks.empty() ? "" : ", ") + a.id;
       gap = std::max(gap, check.worstGap);
     }
-    text += "the ROC band of " + attacks + " lies above the trade-off curve proven for this run (" +
-            report.provenCurveSource + ") by up to " + formatNumber(gap, 6) + " in TPR";
+    text += "the ROC band of " + attacks + " lies above " + curve + " (" + report.provenCurveSource + ") by up to " +
+            formatNumber(gap, 6) + " in TPR";
   } else if (report.bandContradiction) {
-    text += "an attack's ROC band lies above the trade-off curve proven for this run";
+    text += "an attack's ROC band lies above " + curve;
   }
   if (fdpRejected) {
-    text += std::string(report.bandContradiction ? "; " : "") +
-            "the one-run f-DP audit rejects the proven curve (p = " + formatNumber(report.fdpAudit->pValue, 6) +
+    text += std::string(report.bandContradiction ? "; " : "") + "the one-run f-DP audit rejects " +
+            (scores ? "the claimed curve" : "the proven curve") + " (p = " + formatNumber(report.fdpAudit->pValue, 6) +
             ", confidence " + formatNumber(report.fdpAudit->confidence) + ")";
   }
-  text += ": the trainer or the accountant has a bug";
+  text += contradictionCause(report);
   report.contradiction = true;
   report.message = report.message.empty() ? text : report.message + "; " + text;
 }
@@ -126,10 +135,12 @@ void flagContradiction(AuditReport& report) {
   report.contradiction = tightest && report.epsilonLowerBound > *tightest;
   report.message.clear();
   if (report.contradiction) {
-    report.message = "CONTRADICTION: the audit proves ε ≥ " + formatNumber(report.epsilonLowerBound, 6) +
-                     " (confidence " + formatNumber(report.confidence) + ", δ = " + formatNumber(report.delta) +
-                     "), above the ε = " + formatNumber(*tightest, 6) + " that " + prover +
-                     " proved for this run: the trainer or the accountant has a bug";
+    report.message =
+        "CONTRADICTION: the audit proves ε ≥ " + formatNumber(report.epsilonLowerBound, 6) + " (confidence " +
+        formatNumber(report.confidence) + ", δ = " + formatNumber(report.delta) +
+        "), above the ε = " + formatNumber(*tightest, 6) + " that " + prover +
+        (report.source == AuditSource::kScores ? " proves for the claimed configuration" : " proved for this run") +
+        contradictionCause(report);
   }
   flagCurveContradiction(report);
 }
@@ -137,7 +148,7 @@ void flagContradiction(AuditReport& report) {
 void addBandsAndFits(AuditReport& report, const std::vector<std::uint8_t>& members) {
   // Split over the attacks, so "some attack's band crosses the proven curve" keeps the confidence.
   const double bandConfidence =
-      1.0 - (1.0 - report.confidence) / static_cast<double>(std::max<std::size_t>(1, report.attacks.size()));
+      1.0 - (1.0 - report.testConfidence()) / static_cast<double>(std::max<std::size_t>(1, report.attacks.size()));
   for (AttackReport& attack : report.attacks) {
     attack.gaussianFit.reset();
     Result<RocBand> band = rocBand(attack.scores, members, bandConfidence);
@@ -155,26 +166,35 @@ void addBandsAndFits(AuditReport& report, const std::vector<std::uint8_t>& membe
 
 void checkAgainstProvenCurve(AuditReport& report, const std::vector<std::uint8_t>& members) {
   report.provenCurve = provenCurveOf(report, report.provenCurveSource);
+  report.notes.push_back("proven trade-off curve: " + report.provenCurveSource);
+  checkAgainstCurve(report, members);
+}
+
+void checkAgainstCurve(AuditReport& report, const std::vector<std::uint8_t>& members) {
   report.bandCheck = BandCheck{};
   report.bandContradiction = false;
   report.fdpAudit.reset();
-  report.notes.push_back("proven trade-off curve: " + report.provenCurveSource);
   if (report.attacks.empty()) return;
   const AttackReport& best = report.attacks.at(static_cast<std::size_t>(report.bestAttack));
   report.notes.push_back(
       "ROC band: " + (best.band.method.empty() ? std::string("none") : best.band.method) +
       " (each attack's band at confidence " + formatNumber(best.band.confidence, 6) +
-      ", so the flag over all attacks holds at " + formatNumber(report.confidence) +
-      "); the audited records share one training run, so they are not independent trials: the band is a "
-      "diagnostic, and the one-run f-DP audit is the rigorous test");
+      ", so the flag over all attacks holds at " + formatNumber(report.testConfidence(), 6) +
+      (report.source == AuditSource::kScores
+           ? "); the band is exact when every audited record is an independent trial (one training run each); "
+             "records scored on one shared model are not, and then the band is a diagnostic and the one-run "
+             "audits are the rigorous tests"
+           : "); the audited records share one training run, so they are not independent trials: the band is a "
+             "diagnostic, and the one-run f-DP audit is the rigorous test"));
   if (!report.provenCurve) return;
   for (std::size_t a = 0; a < report.attacks.size(); ++a) {
     BandCheck check = checkBand(report.attacks[a].band, *report.provenCurve);
     report.bandContradiction = report.bandContradiction || !check.flagged.empty();
     if (static_cast<int>(a) == report.bestAttack) report.bandCheck = std::move(check);
   }
-  Result<FdpAuditResult> fdp = fdpAudit(best.scores, members, *report.provenCurve, report.confidence,
-                                        "proven curve (" + report.provenCurveSource + ")");
+  Result<FdpAuditResult> fdp = fdpAudit(best.scores, members, *report.provenCurve, report.testConfidence(),
+                                        std::string(report.source == AuditSource::kScores ? "claimed" : "proven") +
+                                            " curve (" + report.provenCurveSource + ")");
   if (fdp) {
     report.fdpAudit = std::move(*fdp);
   } else {
@@ -185,17 +205,12 @@ void checkAgainstProvenCurve(AuditReport& report, const std::vector<std::uint8_t
 namespace detail {
 namespace {
 
-AttackReport attackReport(std::size_t a, std::vector<double> scores, const std::vector<std::uint8_t>& members) {
-  static constexpr const char* kIds[] = {"loss-threshold", "lira", "rmia"};
-  static constexpr const char* kNames[] = {"loss threshold", "likelihood ratio (LiRA, online)",
-                                           "RMIA (Zarifzadeh et al. 2024)"};
-  static constexpr const char* kCitations[] = {"Yeom, Giacomelli, Fredrikson & Jha 2018",
-                                               "Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022",
-                                               "Zarifzadeh, Liu & Shokri 2024"};
+AttackReport attackReport(const AttackIdentity& identity, std::vector<double> scores,
+                          const std::vector<std::uint8_t>& members) {
   AttackReport attack;
-  attack.id = kIds[a];
-  attack.name = kNames[a];
-  attack.citation = kCitations[a];
+  attack.id = identity.id;
+  attack.name = identity.name;
+  attack.citation = identity.citation;
   attack.roc = rocCurve(scores, members);
   attack.auc = areaUnderCurve(attack.roc);
   attack.tprAtFpr1e3 = tprAtFpr(attack.roc, 1e-3);
@@ -208,17 +223,32 @@ AttackReport attackReport(std::size_t a, std::vector<double> scores, const std::
 }  // namespace
 
 Status addAttacks(AuditReport& report, AttackScores scored, std::uint64_t seed) {
+  static const AttackIdentity kAttacks[] = {
+      {"loss-threshold", "loss threshold", "Yeom, Giacomelli, Fredrikson & Jha 2018"},
+      {"lira", "likelihood ratio (LiRA, online)", "Carlini, Chien, Nasr, Song, Terzis & Tramèr 2022"},
+      {"rmia", "RMIA (Zarifzadeh et al. 2024)", "Zarifzadeh, Liu & Shokri 2024"}};
+  const std::vector<AttackIdentity> identities(std::begin(kAttacks),
+                                               std::begin(kAttacks) + std::min<std::size_t>(3, scored.scores.size()));
+  return addAttacks(report, identities, std::move(scored), seed);
+}
+
+Status addAttacks(AuditReport& report, const std::vector<AttackIdentity>& identities, AttackScores scored,
+                  std::uint64_t seed) {
+  if (identities.size() != scored.scores.size()) {
+    return Status::invalidArgument("audit: " + std::to_string(scored.scores.size()) + " score lists for " +
+                                   std::to_string(identities.size()) + " attacks (internal error)");
+  }
   const std::vector<std::uint8_t>& members = scored.members;
   std::vector<std::uint8_t> selectionHalf(members.size());
   Xoshiro256 engine = streamFor(seed, Stream::kAudit, kSplitHalves);
   for (std::uint8_t& b : selectionHalf) b = coin(engine) ? 1 : 0;
-  Result<std::vector<OneRunBound>> oneRun = oneRunAudit(scored.scores, members, report.delta, report.confidence);
+  Result<std::vector<OneRunBound>> oneRun = oneRunAudit(scored.scores, members, report.delta, report.testConfidence());
   if (!oneRun) return oneRun.status().withContext("one-run ε lower bound");
   Result<std::vector<SplitBound>> split =
-      splitClopperPearsonAudit(scored.scores, members, selectionHalf, report.delta, report.confidence);
+      splitClopperPearsonAudit(scored.scores, members, selectionHalf, report.delta, report.testConfidence());
   if (!split) return split.status().withContext("Clopper–Pearson ε estimate");
   for (std::size_t a = 0; a < scored.scores.size(); ++a) {
-    AttackReport attack = attackReport(a, std::move(scored.scores[a]), members);
+    AttackReport attack = attackReport(identities[a], std::move(scored.scores[a]), members);
     attack.oneRun = (*oneRun)[a];
     attack.split = (*split)[a];
     report.epsilonLowerBound = std::max(report.epsilonLowerBound, attack.oneRun.epsilon);

@@ -200,6 +200,12 @@ std::vector<std::string> auditArguments(const training::TrainerConfig& config, c
   return args;
 }
 
+std::vector<std::string> scoreAuditArguments(const std::string& path, const Params& params) {
+  std::vector<std::string> args{"audit", "--scores", path};
+  for (std::string& a : accountingKnobArguments(params)) args.push_back(std::move(a));
+  return args;
+}
+
 std::vector<std::string> frontierArguments(const training::FrontierRequest& request, const training::DatasetKey& data) {
   std::vector<std::string> args = runArguments("frontier", request.base, data);
   std::string mechanisms;

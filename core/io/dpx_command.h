@@ -62,6 +62,8 @@ std::vector<std::string> trainArguments(const training::TrainerConfig& config, c
 std::vector<std::string> auditArguments(const training::TrainerConfig& config, const training::DatasetKey& data,
                                         int shadowModels, std::int64_t canaries);
 // `dpx frontier` of a request (targets or epochs as given, seeds, mechanisms).
+// `dpx audit --scores FILE` with the claim of `params` as knob flags.
+std::vector<std::string> scoreAuditArguments(const std::string& path, const Params& params);
 std::vector<std::string> frontierArguments(const training::FrontierRequest& request, const training::DatasetKey& data);
 // `dpx frontier --vary models` of a comparison: each recipe sets its own model, features and
 // settings, so only the data, the recipes, the targets, δ, seeds and the accountant are written.
