@@ -50,6 +50,7 @@
 #include "frontier_panel.h"
 #include "lessons_panel.h"
 #include "parameter_panel.h"
+#include "phase_table_panel.h"
 #include "pin_comparison.h"
 #include "presets.h"
 #include "report.h"
@@ -129,6 +130,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
   buildTrainingTabs();
   setCentralWidget(m_tabs);
   buildCalibrateDock(knobsDock);
+  buildPhasesDock(knobsDock);
   buildLessonsDock();
   buildMenus();
   statusBar()->showMessage(QStringLiteral("Move a knob: every accountant's curve follows."));
@@ -295,6 +297,32 @@ void MainWindow::buildCalibrateDock(QDockWidget* knobsDock) {
   addDockWidget(Qt::LeftDockWidgetArea, dock);
   tabifyDockWidget(knobsDock, dock);
   knobsDock->raise();
+}
+
+// A run in phases, tabbed with the knobs: its own composition, apart from the knob run's charts.
+void MainWindow::buildPhasesDock(QDockWidget* knobsDock) {
+  m_phases = new PhaseTablePanel(&m_model, this);
+  m_phasesDock = new QDockWidget(QStringLiteral("Phases"), this);
+  m_phasesDock->setObjectName(QStringLiteral("phasesDock"));
+  m_phasesDock->setWidget(m_phases);
+  addDockWidget(Qt::LeftDockWidgetArea, m_phasesDock);
+  tabifyDockWidget(knobsDock, m_phasesDock);
+  knobsDock->raise();
+}
+
+bool MainWindow::openDpEvents(const QString& path) {
+  QString error;
+  if (!m_phases->loadEventsFile(path, &error)) {
+    // The reason (the file, and the byte or the place in the document) in the status bar and
+    // under the table, as a preset that cannot be read is reported.
+    showStatus(error, true);
+    m_phasesDock->show();
+    m_phasesDock->raise();
+    return false;
+  }
+  m_phasesDock->show();
+  m_phasesDock->raise();
+  return true;
 }
 
 // The lessons on the right, hidden until Help → Lessons: a lesson focuses the charts it is about.
@@ -618,6 +646,12 @@ void MainWindow::buildFileMenu() {
     const QString path = QFileDialog::getSaveFileName(
         this, QStringLiteral("Save preset"), QStringLiteral("my-run.json"), QStringLiteral("Presets (*.json)"));
     if (!path.isEmpty()) savePresetFile(path, QFileInfo(path).completeBaseName());
+  });
+  file->addAction(QStringLiteral("Open &DP events…"), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, QStringLiteral("Open DP events (dp_accounting DpEvent JSON)"), QString(),
+                                     QStringLiteral("JSON (*.json)"));
+    if (!path.isEmpty()) openDpEvents(path);
   });
   m_recentMenu = file->addMenu(QStringLiteral("Recent files"));
   file->addSeparator();

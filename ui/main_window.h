@@ -30,6 +30,7 @@ namespace dpx::ui {
 
 class AccountantTable;
 class CalibratePanel;
+class PhaseTablePanel;
 class ChartPanel;
 class ExplorerCharts;
 class ParameterPanel;
@@ -53,6 +54,9 @@ class MainWindow : public QMainWindow {
   ExplorerCharts* charts() const { return m_charts; }
   AccountantTable* accountantTable() const { return m_table; }
   CalibratePanel* calibratePanel() const { return m_calibrate; }
+  PhaseTablePanel* phaseTablePanel() const { return m_phases; }
+  // File → Open DP events…: the file into the phase table, or a message with the reason.
+  bool openDpEvents(const QString& path);
   TrainerPanel* trainerPanel() const { return m_trainer; }
   Session* session() const { return m_session.get(); }
   AuditPanel* auditPanel() const { return m_audit; }
@@ -134,6 +138,7 @@ class MainWindow : public QMainWindow {
   QHBoxLayout* buildViewToggles(QWidget* parent);
   void buildTrainingTabs();
   void buildCalibrateDock(QDockWidget* knobsDock);
+  void buildPhasesDock(QDockWidget* knobsDock);
   void buildLessonsDock();
   void focusLesson(const Lesson* lesson);
   void connectViews();
@@ -163,6 +168,8 @@ class MainWindow : public QMainWindow {
   ExplorerCharts* m_charts = nullptr;
   AccountantTable* m_table = nullptr;
   CalibratePanel* m_calibrate = nullptr;
+  PhaseTablePanel* m_phases = nullptr;
+  QDockWidget* m_phasesDock = nullptr;
   TrainerPanel* m_trainer = nullptr;
   AuditPanel* m_audit = nullptr;
   FrontierPanel* m_frontier = nullptr;

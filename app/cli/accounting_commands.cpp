@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "common/format.h"
 #include "common/parallel.h"
+#include "event_run.h"
 #include "io/json_writer.h"
 
 namespace dpx::cli {
@@ -154,8 +155,10 @@ void writeEpsilonText(std::ostream& out, const Accountant& a, const Params& p, c
 
 int commandEpsilon(const Arguments& args, Io& io) {
   AccountingInvocation inv;
-  const AccountingCommand command{"ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {}};
-  if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
+  const AccountingCommand command{"ε at δ of one accountant, or of all", AccountantChoice::kOneOrAll, {eventsOption()}};
+  if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
+  if (hasEvents(inv)) return epsilonOfEvents(inv, io);
+  if (Status s = resolveAccountingFlags(inv); !s.isOk()) return fail(io, s);
   JsonWriter writer;
   if (inv.all() && inv.json) writer.beginArray();
   int failures = 0;
@@ -293,8 +296,10 @@ int commandDelta(const Arguments& args, Io& io) {
   AccountingInvocation inv;
   const AccountingCommand command{"smallest δ the accountant certifies at ε",
                                   AccountantChoice::kOne,
-                                  {{"epsilon", "ε ≥ 0 at which to report δ", "E"}}};
-  if (auto code = parseAccountingInvocation(args, io, command, inv)) return *code;
+                                  {{"epsilon", "ε ≥ 0 at which to report δ", "E"}, eventsOption()}};
+  if (auto code = parseAccountingFlags(args, io, command, inv)) return *code;
+  if (hasEvents(inv)) return deltaOfEvents(inv, io);
+  if (Status s = resolveAccountingFlags(inv); !s.isOk()) return fail(io, s);
   const Result<double> epsilon = numberOption(inv.parser, "epsilon");
   if (!epsilon) return fail(io, epsilon.status());
   if (*epsilon < 0.0) {

@@ -5,6 +5,8 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include "accounting/rdp_accountant.h"
 #include "accounting/tradeoff.h"
@@ -25,16 +27,15 @@ pld::ComputeControl controlFor(const ExactOptions& o, double from, double to) {
 }
 
 struct CacheKey {
-  double q, sigma;
-  std::int64_t steps;
-  double discretisation;  // 0: automatic
+  std::vector<std::tuple<double, double, std::int64_t>> segments;  // (q, σ, K) of each segment
+  double discretisation;                                           // 0: automatic
   double accuracy;
   double delta;    // the δ the automatic choice targets
   double epsilon;  // or the ε whose δ bracket it targets (NaN: the δ's ε bracket)
   bool operator==(const CacheKey& o) const {
     const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
-    return q == o.q && sigma == o.sigma && steps == o.steps && discretisation == o.discretisation &&
-           accuracy == o.accuracy && delta == o.delta && same(epsilon, o.epsilon);
+    return segments == o.segments && discretisation == o.discretisation && accuracy == o.accuracy &&
+           delta == o.delta && same(epsilon, o.epsilon);
   }
 };
 
@@ -49,13 +50,27 @@ Cache& cache() {
 }
 
 // Loss grid for a first, cheap look: fine enough to resolve one step's loss (its std is about
-// q√(e^{1/σ²} − 1)) and coarse enough that the composed window has a few thousand points.
-double initialInterval(const Params& p) {
-  const double q = p.q();
-  const double stepSpread = q * std::sqrt(std::expm1(std::min(1.0 / (p.sigma * p.sigma), 700.0)));
-  const double mu = stepSpread * std::sqrt(static_cast<double>(p.K));
-  const double window = mu * mu / 2.0 + 14.0 * mu + 20.0 * stepSpread;
-  return std::clamp(std::min(window / 4096.0, stepSpread / 4.0), 1e-6, 0.5);
+// q√(e^{1/σ²} − 1)) and coarse enough that the composed window has a few thousand points. For
+// several segments, the finest step and the spread of the whole composition (whose variance is
+// the sum of the segments'); one segment is the knob run's grid, to the last bit.
+double initialInterval(std::span<const pld::GaussianSegment> segments) {
+  auto spreadOf = [](const pld::GaussianSegment& s) {
+    return s.q * std::sqrt(std::expm1(std::min(1.0 / (s.sigma * s.sigma), 700.0)));
+  };
+  double finest = INFINITY;
+  double widest = 0.0;
+  double variance = 0.0;
+  for (const pld::GaussianSegment& s : segments) {
+    const double spread = spreadOf(s);
+    finest = std::min(finest, spread);
+    widest = std::max(widest, spread);
+    variance += spread * spread * static_cast<double>(s.count);
+  }
+  const double mu = segments.size() == 1
+                        ? spreadOf(segments.front()) * std::sqrt(static_cast<double>(segments.front().count))
+                        : std::sqrt(variance);
+  const double window = mu * mu / 2.0 + 14.0 * mu + 20.0 * widest;
+  return std::clamp(std::min(window / 4096.0, finest / 4.0), 1e-6, 0.5);
 }
 
 double relativeDeltaWidth(const pld::ComposedRun& run, double epsilon) {
@@ -96,28 +111,28 @@ void storeInCache(const CacheKey& key, const PldRunResult& result) {
 }
 
 // The run on the loss grid `interval`, its progress mapped to [from, to].
-Result<pld::ComposedRun> composeAt(const Params& p, double interval, const ExactOptions& options, double from,
-                                   double to) {
-  const pld::GaussianSegment segment{p.q(), p.sigma, p.K};
-  return pld::composeRun(std::span<const pld::GaussianSegment>(&segment, 1), interval, PldAccountant::kTruncation, true,
-                         controlFor(options, from, to));
+Result<pld::ComposedRun> composeAt(std::span<const pld::GaussianSegment> segments, double interval,
+                                   const ExactOptions& options, double from, double to) {
+  return pld::composeRun(segments, interval, PldAccountant::kTruncation, true, controlFor(options, from, to));
 }
 
 // The run on the caller's grid.
-Result<pld::ComposedRun> fixedGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
-  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, *options.discretisation, options, 0.0, 1.0));
+Result<pld::ComposedRun> fixedGridRun(std::span<const pld::GaussianSegment> segments, double delta,
+                                      const ExactOptions& options, PldRunResult& result) {
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(segments, *options.discretisation, options, 0.0, 1.0));
   result.achievedWidth =
-      options.deltaAtEpsilon ? relativeDeltaWidth(run, *options.deltaAtEpsilon) : relativeWidth(run, p.delta);
+      options.deltaAtEpsilon ? relativeDeltaWidth(run, *options.deltaAtEpsilon) : relativeWidth(run, delta);
   return run;
 }
 
 // The grid chosen for the requested width. Widths shrink about as Δ²: from a coarse run, aim
 // below the target, then halve until met.
-Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& options, PldRunResult& result) {
-  double interval = initialInterval(p);
-  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(p, interval, options, 0.0, 0.25));
+Result<pld::ComposedRun> automaticGridRun(std::span<const pld::GaussianSegment> segments, double delta,
+                                          const ExactOptions& options, PldRunResult& result) {
+  double interval = initialInterval(segments);
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(segments, interval, options, 0.0, 0.25));
   const auto widthOf = [&](const pld::ComposedRun& r) {
-    return options.deltaAtEpsilon ? relativeDeltaWidth(r, *options.deltaAtEpsilon) : relativeWidth(r, p.delta);
+    return options.deltaAtEpsilon ? relativeDeltaWidth(r, *options.deltaAtEpsilon) : relativeWidth(r, delta);
   };
   double width = widthOf(run);
   double progress = 0.25;
@@ -127,7 +142,7 @@ Result<pld::ComposedRun> automaticGridRun(const Params& p, const ExactOptions& o
     if (static_cast<double>(run.info.windowPoints) * interval / next > kMaxWindowPoints) break;
     interval = next;
     const double span = (1.0 - progress) / 2.0;
-    Result<pld::ComposedRun> finer = composeAt(p, interval, options, progress, progress + span);
+    Result<pld::ComposedRun> finer = composeAt(segments, interval, options, progress, progress + span);
     progress += span;
     // A finer grid that would not fit in memory leaves the coarser bracket standing: it is
     // still a valid bracket, and its width is reported next to the requested one.
@@ -164,22 +179,62 @@ Status validateExactOptions(const ExactOptions& o) {
 
 Result<PldRunResult> pldRun(const Params& p, const ExactOptions& options) {
   DPX_RETURN_IF_ERROR(p.validate());
+  const pld::GaussianSegment segment{p.q(), p.sigma, p.K};
+  return pldRunSegments(std::span<const pld::GaussianSegment>(&segment, 1), p.delta, options);
+}
+
+Result<PldRunResult> pldRunSegments(std::span<const pld::GaussianSegment> segments, double delta,
+                                    const ExactOptions& options) {
   DPX_RETURN_IF_ERROR(validateExactOptions(options));
-  const CacheKey key{p.q(),
-                     p.sigma,
-                     p.K,
-                     options.discretisation.value_or(0.0),
-                     options.accuracy,
-                     options.discretisation || options.deltaAtEpsilon ? 0.0 : p.delta,
-                     options.discretisation || !options.deltaAtEpsilon ? NAN : *options.deltaAtEpsilon};
+  if (segments.empty()) return Status::invalidArgument("a run needs at least one segment");
+  if (!(delta > 0.0 && delta < 1.0)) {
+    return Status::invalidArgument("delta = " + formatNumber(delta) + " is out of range: δ must be in (0, 1)");
+  }
+  CacheKey key{{},
+               options.discretisation.value_or(0.0),
+               options.accuracy,
+               options.discretisation || options.deltaAtEpsilon ? 0.0 : delta,
+               options.discretisation || !options.deltaAtEpsilon ? NAN : *options.deltaAtEpsilon};
+  for (const pld::GaussianSegment& s : segments) key.segments.emplace_back(s.q, s.sigma, s.count);
   if (std::optional<PldRunResult> cached = findCached(key, options)) return *std::move(cached);
   PldRunResult result;
-  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, options.discretisation ? fixedGridRun(p, options, result)
-                                                                    : automaticGridRun(p, options, result));
+  DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, options.discretisation
+                                                 ? fixedGridRun(segments, delta, options, result)
+                                                 : automaticGridRun(segments, delta, options, result));
   result.run = std::make_shared<const pld::ComposedRun>(std::move(run));
   if (options.progress) options.progress(1.0);
   storeInCache(key, result);
   return result;
+}
+
+Result<EpsilonResult> pldEpsilonOf(const PldRunResult& r, double delta, const ExactOptions& options) {
+  DPX_ASSIGN_OR_RETURN(const double upper, r.run->epsilonUpper(delta));
+  DPX_ASSIGN_OR_RETURN(const double lower, r.run->epsilonLower(delta));
+  EpsilonResult e;
+  e.epsilon = upper;
+  e.delta = delta;
+  e.bound = BoundKind::kUpper;
+  e.epsilonUpper = upper;
+  e.epsilonLower = std::min(lower, upper);
+  e.native = {
+      {"epsilon_upper", "ε, pessimistic discretisation (upper bound)", upper},
+      {"epsilon_lower", "ε, optimistic discretisation (lower bound)", *e.epsilonLower},
+      {"discretisation", "loss grid Δ", r.run->interval},
+      {"relative_width", "bracket width (ε_upper − ε_lower)/ε_upper", r.achievedWidth},
+      {"requested_width", "bracket width asked for (met when relative_width ≤ it)", options.accuracy},
+      {"truncation", "tail mass truncated", r.run->tau},
+      {"window_points", "composed loss grid points", static_cast<double>(r.run->info.windowPoints)},
+      {"fft_size", "FFT length", static_cast<double>(r.run->info.fftSize)},
+  };
+  if (!options.discretisation && r.achievedWidth > options.accuracy) {
+    e.caveats.push_back("the bracket is wider than the accuracy asked for (" + formatNumber(r.achievedWidth, 4) +
+                        " > " + formatNumber(options.accuracy, 4) + "): " +
+                        (r.refinements >= kMaxRefinements
+                             ? "the loss grid was refined " + std::to_string(kMaxRefinements) + " times"
+                             : "a finer loss grid would exceed the composition's memory limit") +
+                        "; ε_upper is still an upper bound");
+  }
+  return e;
 }
 
 PldAccountant::PldAccountant()
@@ -203,33 +258,7 @@ Result<std::vector<NativeValue>> PldAccountant::native(const Params& params) con
 
 Result<EpsilonResult> PldAccountant::epsilon(const Params& params, const EpsilonOptions& options) const {
   DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
-  DPX_ASSIGN_OR_RETURN(const double upper, r.run->epsilonUpper(params.delta));
-  DPX_ASSIGN_OR_RETURN(const double lower, r.run->epsilonLower(params.delta));
-  EpsilonResult e;
-  e.epsilon = upper;
-  e.delta = params.delta;
-  e.bound = BoundKind::kUpper;
-  e.epsilonUpper = upper;
-  e.epsilonLower = std::min(lower, upper);
-  e.native = {
-      {"epsilon_upper", "ε, pessimistic discretisation (upper bound)", upper},
-      {"epsilon_lower", "ε, optimistic discretisation (lower bound)", *e.epsilonLower},
-      {"discretisation", "loss grid Δ", r.run->interval},
-      {"relative_width", "bracket width (ε_upper − ε_lower)/ε_upper", r.achievedWidth},
-      {"requested_width", "bracket width asked for (met when relative_width ≤ it)", options.exact.accuracy},
-      {"truncation", "tail mass truncated", r.run->tau},
-      {"window_points", "composed loss grid points", static_cast<double>(r.run->info.windowPoints)},
-      {"fft_size", "FFT length", static_cast<double>(r.run->info.fftSize)},
-  };
-  if (!options.exact.discretisation && r.achievedWidth > options.exact.accuracy) {
-    e.caveats.push_back("the bracket is wider than the accuracy asked for (" + formatNumber(r.achievedWidth, 4) +
-                        " > " + formatNumber(options.exact.accuracy, 4) + "): " +
-                        (r.refinements >= kMaxRefinements
-                             ? "the loss grid was refined " + std::to_string(kMaxRefinements) + " times"
-                             : "a finer loss grid would exceed the composition's memory limit") +
-                        "; ε_upper is still an upper bound");
-  }
-  return e;
+  return pldEpsilonOf(r, params.delta, options.exact);
 }
 
 Result<double> PldAccountant::delta(const Params& params, double epsilon, const EpsilonOptions& options) const {

@@ -31,6 +31,17 @@ Status validateExactOptions(const ExactOptions& options);
 // accuracy request), choosing Δ automatically unless options fix it.
 Result<PldRunResult> pldRun(const Params& params, const ExactOptions& options);
 
+// The same for a heterogeneous composition of subsampled-Gaussian segments (a run in phases),
+// Δ chosen for the bracket at `delta` as pldRun chooses it; one segment {q, σ, K} is pldRun's run
+// to the last bit (and shares its cache).
+Result<PldRunResult> pldRunSegments(std::span<const pld::GaussianSegment> segments, double delta,
+                                    const ExactOptions& options);
+
+// ε at δ of a composed run as PldAccountant::epsilon reports it: the pessimistic end as the
+// headline (an upper bound), the bracket, Δ and the composition's sizes as native values, and a
+// caveat when the bracket is wider than asked.
+Result<EpsilonResult> pldEpsilonOf(const PldRunResult& run, double delta, const ExactOptions& options);
+
 // ε bracket of a heterogeneous composition of subsampled-Gaussian segments at grid Δ.
 Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment> segments, double interval,
                                             const ExactOptions& options = {});
