@@ -178,8 +178,7 @@ Result<std::pair<double, double>> phasedPldDelta(std::span<const Phase> phases, 
   if (!forDelta.discretisation) forDelta.deltaAtEpsilon = epsilon;
   DPX_ASSIGN_OR_RETURN(const PldRunResult run, phasedPldRun(phases, runDelta, forDelta));
   const double upper = run.run->deltaUpper(epsilon);
-  return std::pair{upper,
-                   upper <= PldAccountant::kDeltaRoundOff ? 0.0 : std::min(upper, run.run->deltaLower(epsilon))};
+  return std::pair{upper, upper <= PldAccountant::kDeltaRoundOff ? 0.0 : std::min(upper, run.run->deltaLower(epsilon))};
 }
 
 namespace {

@@ -34,8 +34,8 @@ struct CacheKey {
   double epsilon;  // or the ε whose δ bracket it targets (NaN: the δ's ε bracket)
   bool operator==(const CacheKey& o) const {
     const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
-    return segments == o.segments && discretisation == o.discretisation && accuracy == o.accuracy &&
-           delta == o.delta && same(epsilon, o.epsilon);
+    return segments == o.segments && discretisation == o.discretisation && accuracy == o.accuracy && delta == o.delta &&
+           same(epsilon, o.epsilon);
   }
 };
 
