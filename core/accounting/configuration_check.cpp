@@ -72,6 +72,10 @@ std::string samplingWords(Sampling sampling, const Params& params) {
     case Sampling::kShuffle:
       return "shuffled batches (a fresh permutation each pass, cut into batches of m = " + std::to_string(params.m) +
              ")";
+    case Sampling::kBallsInBins:
+      return "balls-in-bins batches (each record in k = " + std::to_string(params.allocationSelections()) +
+             " of the t = " + std::to_string(params.allocationSteps()) +
+             " steps of every epoch, uniformly at random; batch sizes vary)";
   }
   return std::string(samplingName(sampling)) + " sampling";
 }
@@ -86,6 +90,8 @@ std::string samplingShort(Sampling sampling) {
       return "fixed-order batches";
     case Sampling::kShuffle:
       return "shuffled batches";
+    case Sampling::kBallsInBins:
+      return "balls-in-bins batches";
   }
   return std::string(samplingName(sampling)) + " batches";
 }
