@@ -122,7 +122,12 @@ std::string alternativesFor(Sampling run) {
 
 std::string poissonMismatchMessage(const Accountants& group, Sampling run, const Params& params) {
   std::string why;
-  if (run == Sampling::kUniform) {
+  if (run == Sampling::kBallsInBins) {
+    why =
+        " A Poisson-sampled ε is not a bound for balls-in-bins batches: each record is in exactly k of the t steps "
+        "of an epoch, and that random allocation is not always more private than Poisson sampling at q = k/t "
+        "(Feldman & Shenfeld 2025, arXiv 2502.08202).";
+  } else if (run == Sampling::kUniform) {
     why =
         " A Poisson-sampled ε does not cover fixed-size batches: with m records every step, whether one record "
         "is in a batch depends on the others, which the Poisson analysis does not allow.";
@@ -219,7 +224,8 @@ void checkBatchAverage(const Params& params, const Accountants& reported, std::o
     if (a->assumptions().sampling == Sampling::kPoisson) poisson.push_back(a);
   }
   // Fixed-size batches have |B| = m: dividing by it is dividing by m.
-  if (run ? *run != Sampling::kPoisson : poisson.empty()) return;
+  // Balls-in-bins batch sizes vary too (Binomial(n, k/t)): the same holds.
+  if (run ? *run != Sampling::kPoisson && *run != Sampling::kBallsInBins : poisson.empty()) return;
   const std::string analyses = poisson.empty() ? "the analyses" : "the analyses (" + idList(poisson) + ")";
   const std::string m = std::to_string(params.m);
   out.push_back({Severity::kError, "batch-average",
