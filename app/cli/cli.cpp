@@ -45,7 +45,8 @@ void printUsage(std::ostream& out) {
   }
   out << "\nRun 'dpx <command> --help' for a command's options. Knob flags shared by all commands:\n"
          "  --n --m --sigma --eta --K --epochs --alpha --delta --L --lambda --beta --w --M --D\n"
-         "  --schedule constant|decreasing --sampling poisson|uniform|cyclic|shuffle --averaged\n"
+         "  --schedule constant|decreasing --sampling poisson|uniform|cyclic|shuffle|balls-in-bins --averaged\n"
+         "  --selections k --steps-per-epoch t (balls-in-bins, random-allocation)\n"
          "  --optimizer sgd|momentum|adam\n"
          "Exit status: 0 ok, 1 computation not possible (message says why), 2 invalid input.\n"
          "'dpx --version' prints the version and those of the libraries it was built with.\n";

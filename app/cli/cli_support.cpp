@@ -31,6 +31,8 @@ std::optional<std::string> knownNumberRequirement(std::string_view flag) {
   }
   static const std::map<std::string, std::string, std::less<>> kOthers{
       {"epochs", "epochs must be a number > 0"},
+      {"selections", "the steps k a record is in per epoch must be an integer in [1, t]"},
+      {"steps-per-epoch", "the steps per epoch t must be an integer in [1, 1e7]"},
       {"alphas", "Rényi orders must be numbers > 1"},
       {"alpha", "the Rényi order α must be a number > 1"},
       {"epsilon", "ε must be a number ≥ 0"},
@@ -113,7 +115,11 @@ void addKnobOptions(CommandLine& parser) {
   parser.addOption("epochs", "epochs E > 0; sets K = ceil(E*n/m)", "E");
   parser.addOption("schedule", "step-size schedule: constant | decreasing", "name");
   parser.addOption("sampling",
-                   "the run's sampling: poisson | uniform | cyclic | shuffle (default: each accountant's own)", "name");
+                   "the run's sampling: poisson | uniform | cyclic | shuffle | balls-in-bins (default: each "
+                   "accountant's own)",
+                   "name");
+  parser.addOption("selections", "balls-in-bins: steps k of every epoch a record is in (default 1)", "k");
+  parser.addOption("steps-per-epoch", "balls-in-bins: steps t per epoch (default ceil(n/m))", "t");
   parser.addOption("neighbouring", "neighbouring relation: add-remove | replace-one (default: each accountant's own)",
                    "name");
   parser.addOption("averaged", "outpert: release the average of the last epoch (Prop. 3)");
@@ -382,7 +388,17 @@ Status readNamedKnobs(const CommandLine& parser, Params& p) {
   }
   if (parser.isSet("sampling")) {
     DPX_ASSIGN_OR_RETURN(p.sampling, parseNamed("sampling", parser.value("sampling"), core::parseSampling,
-                                                "poisson, uniform, cyclic or shuffle"));
+                                                "poisson, uniform, cyclic, shuffle or balls-in-bins"));
+  }
+  for (const auto& [flag, field] :
+       {std::pair{"selections", &Params::selections}, std::pair{"steps-per-epoch", &Params::stepsPerEpoch}}) {
+    if (!parser.isSet(flag)) continue;
+    const std::string raw = parser.value(flag);
+    DPX_ASSIGN_OR_RETURN(const double value, parseNumber(flag, raw));
+    if (!(value >= 1.0) || value > 1e7 || value != std::floor(value)) {
+      return Status::invalidArgument("--" + std::string(flag) + " " + raw + ": " + *knownNumberRequirement(flag));
+    }
+    p.*field = static_cast<std::int64_t>(value);
   }
   if (parser.isSet("neighbouring")) {
     DPX_ASSIGN_OR_RETURN(p.neighbouring, parseNamed("neighbouring", parser.value("neighbouring"),

@@ -167,8 +167,8 @@ Result<Params> readRun(const JsonValue& statement) {
   const auto parsedSchedule = core::parseSchedule(schedule->asString());
   if (!parsedSchedule) return Status::invalidArgument("run.schedule: must be \"constant\" or \"decreasing\"");
   p.schedule = *parsedSchedule;
-  DPX_ASSIGN_OR_RETURN(p.sampling,
-                       readScheme(*run, "sampling", core::parseSampling, "poisson, uniform, cyclic or shuffle"));
+  DPX_ASSIGN_OR_RETURN(p.sampling, readScheme(*run, "sampling", core::parseSampling,
+                                              "poisson, uniform, cyclic, shuffle or balls-in-bins"));
   DPX_ASSIGN_OR_RETURN(p.neighbouring,
                        readScheme(*run, "neighbouring", core::parseNeighbouring, "add-remove or replace-one"));
   // Statements written before optimisers were recorded have none: the accountants' own steps.
@@ -178,6 +178,18 @@ Result<Params> readRun(const JsonValue& statement) {
   DPX_ASSIGN_OR_RETURN(const JsonValue* averaged,
                        field(*run, "averaged", "run.averaged", JsonValue::Type::kBool, "true or false"));
   p.averaged = averaged->asBool();
+  for (const auto& [key, slot] :
+       {std::pair{"selections", &Params::selections}, std::pair{"steps_per_epoch", &Params::stepsPerEpoch}}) {
+    if (!run->find(key)) continue;
+    DPX_ASSIGN_OR_RETURN(const JsonValue* value,
+                         field(*run, key, "run." + std::string(key), JsonValue::Type::kNumber, "an integer ≥ 1"));
+    const double number = statementNumber(*value);
+    if (!(number >= 1.0) || number > 1e7 || number != std::floor(number)) {
+      return Status::invalidArgument("run." + std::string(key) + ": " + formatNumber(number) +
+                                     " is not an integer in [1, 1e7]");
+    }
+    p.*slot = static_cast<std::int64_t>(number);
+  }
   if (p.m > p.n) {
     return Status::invalidArgument("run.m: m = " + std::to_string(p.m) + " exceeds n = " + std::to_string(p.n) +
                                    ": the batch size m must be in [1, n]");

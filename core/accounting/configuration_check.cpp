@@ -72,6 +72,10 @@ std::string samplingWords(Sampling sampling, const Params& params) {
     case Sampling::kShuffle:
       return "shuffled batches (a fresh permutation each pass, cut into batches of m = " + std::to_string(params.m) +
              ")";
+    case Sampling::kBallsInBins:
+      return "balls-in-bins batches (each record in k = " + std::to_string(params.allocationSelections()) +
+             " of the t = " + std::to_string(params.allocationSteps()) +
+             " steps of every epoch, uniformly at random; batch sizes vary)";
   }
   return std::string(samplingName(sampling)) + " sampling";
 }
@@ -86,6 +90,8 @@ std::string samplingShort(Sampling sampling) {
       return "fixed-order batches";
     case Sampling::kShuffle:
       return "shuffled batches";
+    case Sampling::kBallsInBins:
+      return "balls-in-bins batches";
   }
   return std::string(samplingName(sampling)) + " batches";
 }
@@ -116,7 +122,12 @@ std::string alternativesFor(Sampling run) {
 
 std::string poissonMismatchMessage(const Accountants& group, Sampling run, const Params& params) {
   std::string why;
-  if (run == Sampling::kUniform) {
+  if (run == Sampling::kBallsInBins) {
+    why =
+        " A Poisson-sampled ε is not a bound for balls-in-bins batches: each record is in exactly k of the t steps "
+        "of an epoch, and that random allocation is not always more private than Poisson sampling at q = k/t "
+        "(Feldman & Shenfeld 2025, arXiv 2502.08202).";
+  } else if (run == Sampling::kUniform) {
     why =
         " A Poisson-sampled ε does not cover fixed-size batches: with m records every step, whether one record "
         "is in a batch depends on the others, which the Poisson analysis does not allow.";
@@ -213,7 +224,8 @@ void checkBatchAverage(const Params& params, const Accountants& reported, std::o
     if (a->assumptions().sampling == Sampling::kPoisson) poisson.push_back(a);
   }
   // Fixed-size batches have |B| = m: dividing by it is dividing by m.
-  if (run ? *run != Sampling::kPoisson : poisson.empty()) return;
+  // Balls-in-bins batch sizes vary too (Binomial(n, k/t)): the same holds.
+  if (run ? *run != Sampling::kPoisson && *run != Sampling::kBallsInBins : poisson.empty()) return;
   const std::string analyses = poisson.empty() ? "the analyses" : "the analyses (" + idList(poisson) + ")";
   const std::string m = std::to_string(params.m);
   out.push_back({Severity::kError, "batch-average",

@@ -40,7 +40,7 @@ DeterministicAccountant::DeterministicAccountant()
                                  "exact: E passes are the E-fold Gaussian mechanism, μ = √E/σ",
                                  "also an upper bound for shuffled and balls-in-bins batches (no amplification "
                                  "counted)"},
-                  .alsoValidFor = {Sampling::kShuffle},
+                  .alsoValidFor = {Sampling::kShuffle, Sampling::kBallsInBins},
               },
           .nativeKeys = {std::string(kGdpMuKey), "steps_per_epoch", "epochs", "sigma_eff"},
           .color = 0xbcbd22,

@@ -187,6 +187,9 @@ void writeRun(JsonWriter& json, const Params& p) {
   json.field("neighbouring", relationText(p.neighbouring));
   json.field("optimizer", p.optimizer ? std::string(optimizerName(*p.optimizer)) : std::string(kEachAccountantsOwn));
   json.field("averaged", p.averaged);
+  // Balls-in-bins k and t, only when set (statements without them read as k = 1, t = ⌈n/m⌉).
+  if (p.selections) json.field("selections", *p.selections);
+  if (p.stepsPerEpoch) json.field("steps_per_epoch", *p.stepsPerEpoch);
   json.field("epochs", p.epochs());
   json.field("sampling_rate", p.q());
   json.endObject();

@@ -9,6 +9,7 @@
 #include "accounting/heuristic_last_iterate_accountant.h"
 #include "accounting/output_perturbation_accountant.h"
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/rdp_accountant.h"
 #include "accounting/sgld_accountant.h"
 #include "accounting/sgmcmc_accountant.h"
@@ -33,7 +34,7 @@ std::span<const Accountant* const> allAccountants() {
   // Display order (tables, legends, `dpx epsilon --accountant all`).
   return instances<RdpAccountant, GdpAccountant, PldAccountant, SgldAccountant, CyclicAccountant,
                    OutputPerturbationAccountant, HeuristicLastIterateAccountant, SgmcmcAccountant,
-                   DeterministicAccountant, ShuffleAccountant>();
+                   DeterministicAccountant, ShuffleAccountant, RandomAllocationAccountant>();
 }
 
 const Accountant* findAccountant(std::string_view id) {

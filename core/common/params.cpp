@@ -67,6 +67,8 @@ std::string_view samplingName(Sampling sampling) {
       return "cyclic";
     case Sampling::kShuffle:
       return "shuffle";
+    case Sampling::kBallsInBins:
+      return "balls-in-bins";
   }
   return "poisson";
 }
@@ -105,6 +107,7 @@ std::optional<Sampling> parseSampling(std::string_view text) {
   if (text == "uniform") return Sampling::kUniform;
   if (text == "cyclic") return Sampling::kCyclic;
   if (text == "shuffle" || text == "shuffled") return Sampling::kShuffle;
+  if (text == "balls-in-bins" || text == "random-allocation") return Sampling::kBallsInBins;
   return std::nullopt;
 }
 
@@ -257,6 +260,18 @@ Status Params::validate() const {
   if (m > n) {
     return Status::invalidArgument("m = " + std::to_string(m) + " exceeds n = " + std::to_string(n) +
                                    ": the batch size m must be in [1, n]");
+  }
+  constexpr std::int64_t kMaxAllocationSteps = 10'000'000;
+  if (stepsPerEpoch && (*stepsPerEpoch < 1 || *stepsPerEpoch > kMaxAllocationSteps)) {
+    return Status::invalidArgument("steps_per_epoch = " + std::to_string(*stepsPerEpoch) +
+                                   " is out of range: the steps per epoch t of balls-in-bins batching must be in [1, "
+                                   "1e7]");
+  }
+  if (selections && (*selections < 1 || *selections > allocationSteps())) {
+    return Status::invalidArgument("selections = " + std::to_string(*selections) +
+                                   " is out of range: the steps k a record is allocated to per epoch must be in [1, "
+                                   "t = " +
+                                   std::to_string(allocationSteps()) + "]");
   }
   return Status::ok();
 }

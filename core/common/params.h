@@ -16,15 +16,17 @@
 namespace dpx::core {
 
 enum class Schedule { kConstant, kDecreasing };
-enum class Sampling { kPoisson, kUniform, kCyclic, kShuffle };
+// kBallsInBins: each record is placed in k of the t steps of an epoch, uniformly at random (random
+// allocation, Feldman & Shenfeld 2025); batch sizes vary.
+enum class Sampling { kPoisson, kUniform, kCyclic, kShuffle, kBallsInBins };
 enum class Neighbouring { kAddRemove, kReplaceOne };
 // How a step turns the (privatised) gradient into a move: plain SGD θ ← θ − ηg, heavy-ball
 // momentum v ← μv + g, θ ← θ − ηv, or Adam (Kingma & Ba 2015; on a privatised gradient,
 // Bu, Dong, Long & Su 2020's NoisyAdam).
 enum class Optimizer { kSgd, kMomentum, kAdam };
 
-std::string_view scheduleName(Schedule schedule);          // "constant" | "decreasing"
-std::string_view samplingName(Sampling sampling);          // "poisson" | "uniform" | "cyclic" | "shuffle"
+std::string_view scheduleName(Schedule schedule);  // "constant" | "decreasing"
+std::string_view samplingName(Sampling sampling);  // "poisson" | "uniform" | "cyclic" | "shuffle" | "balls-in-bins"
 std::string_view neighbouringName(Neighbouring relation);  // "add-remove" | "replace-one"
 std::string_view optimizerName(Optimizer optimizer);       // "sgd" | "momentum" | "adam"
 std::optional<Schedule> parseSchedule(std::string_view text);
@@ -67,14 +69,21 @@ struct Params {
   // "non-convex model" violation; the composition accountants hold for any loss.
   bool convexLoss = true;
   bool averaged = false;  // outpert: release the average of the last epoch (Chen, Lee & Kifer 2019, Prop. 3)
+  // Balls-in-bins batching (read by `random-allocation` only): each record is in `selections` = k
+  // of the `stepsPerEpoch` = t steps of every epoch. Unset: k = 1, t = ⌈n/m⌉.
+  std::optional<std::int64_t> selections;
+  std::optional<std::int64_t> stepsPerEpoch;
 
   bool operator==(const Params&) const = default;  // every knob, exactly
 
   double q() const { return static_cast<double>(m) / static_cast<double>(n); }
   double epochs() const { return static_cast<double>(K) * static_cast<double>(m) / static_cast<double>(n); }
+  // Balls-in-bins: t (default ⌈n/m⌉) and k (default 1).
+  std::int64_t allocationSteps() const { return stepsPerEpoch.value_or((n + m - 1) / m); }
+  std::int64_t allocationSelections() const { return selections.value_or(1); }
 
-  // Every knob inside its knobInfo() range and m ≤ n. The message names the parameter, its value
-  // and the accepted range.
+  // Every knob inside its knobInfo() range, m ≤ n, and 1 ≤ k ≤ t ≤ 10⁷ when set. The message names the parameter, its
+  // value and the accepted range.
   Status validate() const;
 };
 

@@ -60,6 +60,32 @@ void UniformBatchSampler::sample(std::int64_t m, Xoshiro256& engine, std::vector
   std::sort(out.begin(), out.end());
 }
 
+BallsInBinsSampler::BallsInBinsSampler(std::int64_t n, std::int64_t steps)
+    : m_n(n),
+      m_records(static_cast<std::size_t>(n)),
+      m_starts(static_cast<std::size_t>(std::max<std::int64_t>(steps, 1)) + 1, 0) {}
+
+void BallsInBinsSampler::allocate(Xoshiro256& engine) {
+  const auto t = static_cast<std::uint64_t>(steps());
+  std::vector<std::int64_t> bin(static_cast<std::size_t>(m_n));
+  std::fill(m_starts.begin(), m_starts.end(), 0);
+  for (auto& b : bin) {
+    b = static_cast<std::int64_t>(uniformBelow(engine, t));
+    ++m_starts[static_cast<std::size_t>(b) + 1];
+  }
+  for (std::size_t j = 1; j < m_starts.size(); ++j) m_starts[j] += m_starts[j - 1];
+  // Counting sort: records in increasing order within each step.
+  std::vector<std::int64_t> next(m_starts.begin(), m_starts.end() - 1);
+  for (std::int64_t i = 0; i < m_n; ++i) {
+    m_records[static_cast<std::size_t>(next[static_cast<std::size_t>(bin[static_cast<std::size_t>(i)])]++)] = i;
+  }
+}
+
+void BallsInBinsSampler::batch(std::int64_t step, std::vector<std::int64_t>& out) const {
+  const auto j = static_cast<std::size_t>(step);
+  out.assign(m_records.begin() + m_starts[j], m_records.begin() + m_starts[j + 1]);
+}
+
 std::vector<std::int64_t> randomPermutation(std::int64_t n, Xoshiro256& engine) {
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), std::int64_t{0});

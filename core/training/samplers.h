@@ -7,6 +7,9 @@
 //  * cyclic (cyclic, outpert): one data-independent permutation fixed for the whole run, cut into
 //    k = ⌈n/m⌉ consecutive batches, visited in the same order every pass.
 //  * shuffled (sgd): a fresh permutation per epoch.
+//  * balls in bins (random-allocation): every epoch, each record is put in one of the t = ⌈n/m⌉
+//    steps, uniformly and independently (Feldman & Shenfeld 2025's 1-of-t allocation); the batch
+//    sizes are multinomial, each Binomial(n, 1/t).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,21 @@ class UniformBatchSampler {
 
  private:
   std::vector<std::int64_t> m_order;
+};
+
+// One epoch of balls-in-bins batches: allocate() draws every record's step; batch(j) is the
+// records allocated to step j, ascending. O(n) per epoch.
+class BallsInBinsSampler {
+ public:
+  BallsInBinsSampler(std::int64_t n, std::int64_t steps);
+  void allocate(Xoshiro256& engine);
+  void batch(std::int64_t step, std::vector<std::int64_t>& out) const;
+  std::int64_t steps() const { return static_cast<std::int64_t>(m_starts.size()) - 1; }
+
+ private:
+  std::int64_t m_n;
+  std::vector<std::int64_t> m_records;  // records grouped by step, ascending within a step
+  std::vector<std::int64_t> m_starts;   // step j's records are m_records[m_starts[j] … m_starts[j+1])
 };
 
 // A random permutation of 0…n−1.

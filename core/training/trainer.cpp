@@ -36,9 +36,11 @@ bool takesDecreasingSchedule(Mechanism m) {
   return m == Mechanism::kDpSgld || m == Mechanism::kDpSgd || m == Mechanism::kSgd || m == Mechanism::kSgldPosterior;
 }
 
-// Cyclic and shuffled samplers cut a permutation into ⌈n/m⌉ consecutive batches: a run is a
-// whole number of passes.
-bool walksPasses(Sampling s) { return s == Sampling::kCyclic || s == Sampling::kShuffle; }
+// Cyclic and shuffled samplers cut a permutation into ⌈n/m⌉ consecutive batches, and balls in
+// bins spreads the records over ⌈n/m⌉ steps: a run is a whole number of passes.
+bool walksPasses(Sampling s) {
+  return s == Sampling::kCyclic || s == Sampling::kShuffle || s == Sampling::kBallsInBins;
+}
 
 // A fresh permutation every pass (shuffled batches), except for output perturbation: Chen, Lee &
 // Kifer's sensitivity bound contracts over exactly one pass between two visits of a record, which
@@ -432,6 +434,7 @@ class TrainingLoop {
         m_callbacks(callbacks),
         m_model(trainer.initialModel(trainer.config().seed)),
         m_uniform(data.train.size()),
+        m_ballsInBins(data.train.size(), m_run.stepsPerEpoch),
         m_langevin(accounting::sgldSchedule(m_p)) {
     m_result.run = m_run;
     m_result.delta = m_p.delta;
@@ -501,6 +504,16 @@ class TrainingLoop {
       case Sampling::kUniform:
         m_uniform.sample(m_p.m, engine, m_batch);
         return;
+      case Sampling::kBallsInBins: {
+        const std::int64_t j = step % m_run.stepsPerEpoch;
+        if (j == 0) {
+          Xoshiro256 allocation =
+              streamFor(m_config.seed, Stream::kPermutation, static_cast<std::uint64_t>(step / m_run.stepsPerEpoch));
+          m_ballsInBins.allocate(allocation);
+        }
+        m_ballsInBins.batch(j, m_batch);
+        return;
+      }
       case Sampling::kCyclic:
       case Sampling::kShuffle:
         break;
@@ -782,6 +795,7 @@ class TrainingLoop {
   double m_noiseStd = 0.0;
   std::vector<std::int64_t> m_batch;
   UniformBatchSampler m_uniform;
+  BallsInBinsSampler m_ballsInBins;
   std::vector<std::int64_t> m_order;
   const accounting::SgldSchedule m_langevin;
   double m_projectionRadius = std::numeric_limits<double>::infinity();
