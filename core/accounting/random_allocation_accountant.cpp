@@ -421,6 +421,30 @@ Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec
 namespace {
 
 constexpr int kMaxRefinements = 6;
+// The automatic grid stops refining where one step's two chains would cost more than this many
+// inner-loop operations (a few seconds on two cores): a coarser grid still gives a rigorous
+// bracket, reported with its width and a caveat.
+constexpr double kWorkBudget = 1.5e9;
+
+// Inner-loop operations of one step of 1-of-t at grid Δ: a term spans ±10 sd of log-values on
+// h = Δ/M, a sum visits ~log 2/h increment runs per point for both orders of the pair, and the
+// binary powers take ~2·log₂ t + 3 sums.
+double stepWork(double sigma, std::int64_t t, double interval) {
+  const double h = interval / static_cast<double>(kSubdivision);
+  const double points = 20.0 / sigma / h + 1.0;
+  const double runs = std::min(points, std::log(2.0) / h + 1.0);
+  const double sums = 2.0 * std::ceil(std::log2(static_cast<double>(std::max<std::int64_t>(t, 2)))) + 3.0;
+  return 2.0 * points * runs * sums;
+}
+
+// The finest Δ whose steps fit kWorkBudget (work falls about as 1/Δ²).
+double finestInterval(const RandomAllocationRunSpec& spec) {
+  const std::int64_t base = spec.stepsPerEpoch / spec.selections;
+  const bool twoKinds = spec.stepsPerEpoch % spec.selections != 0;
+  const double reference = 1e-2;
+  const double work = stepWork(spec.sigma, base + (twoKinds ? 1 : 0), reference) * (twoKinds ? 2.0 : 1.0);
+  return reference * std::sqrt(work / kWorkBudget);
+}
 
 struct RunKey {
   double sigma;
@@ -506,7 +530,8 @@ Result<RandomAllocationRunResult> RandomAllocationAccountant::run(const Params& 
     result.achievedWidth = relativeWidth(fixed, params.delta);
     run.emplace(std::move(fixed));
   } else {
-    double interval = initialInterval(spec);
+    const double finest = finestInterval(spec);
+    double interval = std::max(initialInterval(spec), finest);
     DPX_ASSIGN_OR_RETURN(pld::ComposedRun first,
                          randomAllocationRun(spec, interval, kTruncation, controlFor(options, 0.0, 0.25)));
     double width = relativeWidth(first, params.delta);
@@ -515,7 +540,11 @@ Result<RandomAllocationRunResult> RandomAllocationAccountant::run(const Params& 
     while (width > options.accuracy && result.refinements < kMaxRefinements) {
       // The bracket narrows about linearly in Δ (the log-grid roundings shift each step's loss).
       const double ratio = std::isfinite(width) ? options.accuracy / width * 0.8 : 0.25;
-      interval *= std::clamp(ratio, 0.1, 0.5);
+      if (interval <= finest * (1.0 + 1e-9)) {
+        result.limited = true;
+        break;
+      }
+      interval = std::max(finest, interval * std::clamp(ratio, 0.1, 0.5));
       const double span = (1.0 - progress) / 2.0;
       Result<pld::ComposedRun> finer =
           randomAllocationRun(spec, interval, kTruncation, controlFor(options, progress, progress + span));
@@ -563,7 +592,7 @@ RandomAllocationAccountant::RandomAllocationAccountant()
                                  "not a bound for shuffled fixed-size batches, nor for Poisson sampling"},
               },
           .nativeKeys = {"steps_per_epoch", "selections", "epochs", "epsilon_upper", "epsilon_lower", "discretisation"},
-          .color = 0x8c564b,
+          .color = 0xff9896,
           .isAnalytic = false,
           .crossMachineTolerance = 1e-6,
       }) {}

@@ -51,6 +51,9 @@ const std::map<QString, QStringList>& requiredNative() {
        {QStringLiteral("mu"), QStringLiteral("steps_per_epoch"), QStringLiteral("epochs"),
         QStringLiteral("sigma_eff")}},
       {QStringLiteral("shuffle"), {QStringLiteral("steps_per_epoch"), QStringLiteral("epochs")}},
+      {QStringLiteral("random-allocation"),
+       {QStringLiteral("steps_per_epoch"), QStringLiteral("selections"), QStringLiteral("epochs"),
+        QStringLiteral("epsilon_upper"), QStringLiteral("epsilon_lower"), QStringLiteral("discretisation")}},
       {QStringLiteral("heuristic-last-iterate"),
        {QStringLiteral("q"), QStringLiteral("steps"), QStringLiteral("sigma"), QStringLiteral("mu_mean"),
         QStringLiteral("group_width"), QStringLiteral("epsilon_merge_lower")}},
@@ -256,6 +259,11 @@ QString nativeFormulaProblem(const QString& name, const QJsonObject& native) {
                 {QStringLiteral("sigma_eff"), p.sigma}};
   } else if (name == QLatin1String("shuffle")) {
     expected = {{QStringLiteral("steps_per_epoch"), batches}, {QStringLiteral("epochs"), 1.0}};
+  } else if (name == QLatin1String("random-allocation")) {
+    // k = 1 of t = ⌈n/m⌉ steps, the one epoch of the base run.
+    expected = {{QStringLiteral("steps_per_epoch"), batches},
+                {QStringLiteral("selections"), 1.0},
+                {QStringLiteral("epochs"), 1.0}};
   } else if (name == QLatin1String("heuristic-last-iterate")) {
     expected = {{QStringLiteral("q"), q},
                 {QStringLiteral("steps"), K},
