@@ -4,6 +4,7 @@
 #include <map>
 
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/shuffle_accountant.h"
 #include "common/format.h"
@@ -163,6 +164,12 @@ void AccountantTable::rebuild() {
   } else {
     groups[Group::kLower].push_back({nullptr, placeholderName(accountantOf<core::accounting::ShuffleAccountant>())});
   }
+  if (m_randomAllocation) {
+    groups[groupOf(*m_randomAllocation)].push_back({&*m_randomAllocation, {}});
+  } else {
+    groups[Group::kApplies].push_back(
+        {nullptr, placeholderName(accountantOf<core::accounting::RandomAllocationAccountant>())});
+  }
   int rows = 0;
   for (const auto& [group, members] : groups) rows += 1 + static_cast<int>(members.size());
   clearSpans();
@@ -206,6 +213,8 @@ void AccountantTable::showPld(const PldSnapshot& snapshot) {
                    "numerical: the bracket is rigorous"};
   m_pld = s;
   m_shuffle = snapshot.shuffle.id.empty() ? std::nullopt : std::optional<AccountantSummary>(snapshot.shuffle);
+  m_randomAllocation =
+      snapshot.randomAllocation.id.empty() ? std::nullopt : std::optional<AccountantSummary>(snapshot.randomAllocation);
   if (!snapshot.shuffleDone) m_pldStatus = snapshot.error.empty() ? QStringLiteral("computing…") : QString();
   m_samplerNote = QString::fromStdString(snapshot.samplerNote);
   m_poissonNotABound = snapshot.poissonNotABound;
@@ -224,6 +233,7 @@ void AccountantTable::showPldProgress(double fraction) {
   m_pld.reset();
   m_pldStatus = QStringLiteral("computing… %1 %").arg(static_cast<int>(100 * fraction));
   m_shuffle.reset();
+  m_randomAllocation.reset();
   rebuild();
 }
 
@@ -231,6 +241,7 @@ void AccountantTable::clearPld() {
   m_pld.reset();
   m_pldStatus = QStringLiteral("waiting");
   m_shuffle.reset();
+  m_randomAllocation.reset();
   rebuild();
 }
 

@@ -36,7 +36,8 @@ class AccountantTable : public QTableWidget {
   void decorateShuffleRow(int row);
   std::vector<AccountantSummary> m_analytic;
   std::optional<AccountantSummary> m_pld;
-  std::optional<AccountantSummary> m_shuffle;  // computed with the pld bracket, compared with it
+  std::optional<AccountantSummary> m_shuffle;           // computed with the pld bracket, compared with it
+  std::optional<AccountantSummary> m_randomAllocation;  // the same stage, for non-Poisson batching
   QString m_samplerNote;
   bool m_poissonNotABound = false;
   QString m_pldStatus;

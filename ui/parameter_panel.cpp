@@ -84,8 +84,8 @@ void ParameterPanel::buildSettingBoxes(QGroupBox* advanced) {
                      "Liu & Carin 2019, Thm 3)."));
   m_sampling = new QComboBox(advanced);
   m_sampling->addItem(QStringLiteral("each accountant's own"), -1);
-  for (core::Sampling s :
-       {core::Sampling::kPoisson, core::Sampling::kUniform, core::Sampling::kCyclic, core::Sampling::kShuffle}) {
+  for (core::Sampling s : {core::Sampling::kPoisson, core::Sampling::kUniform, core::Sampling::kCyclic,
+                           core::Sampling::kShuffle, core::Sampling::kBallsInBins}) {
     m_sampling->addItem(QString::fromLatin1(core::samplingName(s).data()), static_cast<int>(s));
   }
   m_sampling->setToolTip(

@@ -13,6 +13,8 @@
 #include <cmath>
 
 #include "accounting/curves.h"
+#include "accounting/random_allocation_accountant.h"
+#include "accounting/registry.h"
 #include "compute/slow_analytics.h"
 #include "test_util.h"
 
@@ -122,6 +124,44 @@ class TestSlowAnalytics : public QObject {
     auto curve = pldEpsilonCurve(p, dpx::ui::pldCurveSteps(p));
     QVERIFY(curve.isOk());
     DPX_COMPARE_REL(cli.discretisation, curve->discretisation, 1e-9);
+  }
+
+  // A pipeline that batches without Poisson sampling gets the random-allocation upper bound
+  // beside Poisson's bracket and the shuffle lower bound: its row at the run, the same ε as the
+  // accountant's, and a curve along K that grows with whole epochs. Unset sampling leaves it out
+  // and says why.
+  void randomAllocationBesidePoissonAndShuffle() {
+    Params p;
+    p.n = 1000;
+    p.m = 100;  // t = 10 batches per epoch
+    p.sigma = 1.0;
+    p.K = 50;  // 5 epochs
+    p.sampling = Sampling::kBallsInBins;
+    std::atomic<bool> cancel{false};
+    const auto s = dpx::ui::computePld(p, false, cancel, [](double) {});
+    QVERIFY(s.has_value());
+    QVERIFY(s->shuffleDone);
+    QVERIFY2(s->randomAllocation.epsilon.has_value(), s->randomAllocation.error.c_str());
+    const RandomAllocationAccountant& ra = accountantOf<RandomAllocationAccountant>();
+    const auto direct = ra.epsilon(p);
+    QVERIFY(direct.isOk());
+    QCOMPARE(s->randomAllocation.epsilon->epsilon, direct->epsilon);
+    QCOMPARE(s->randomAllocationCurve.id, dpx::ui::randomAllocationCurveId());
+    const std::vector<double>& y = s->randomAllocationCurve.y;
+    QVERIFY(y.size() >= 3);
+    QVERIFY(std::is_sorted(y.begin(), y.end()));
+    QVERIFY(y.back() > y.front());
+    QVERIFY(!s->shuffleCurve.y.empty());  // the lower bound beside it
+    QVERIFY(!s->epsilonUpper.y.empty());  // and Poisson's bracket
+    QVERIFY2(s->samplerNote.find("balls-in-bins batches: ε ≤ ") != std::string::npos, s->samplerNote.c_str());
+
+    p.sampling.reset();
+    const auto unset = dpx::ui::computePld(p, false, cancel, [](double) {});
+    QVERIFY(unset.has_value());
+    QVERIFY(!unset->randomAllocation.epsilon.has_value());
+    QVERIFY(unset->randomAllocationCurve.y.empty());
+    QVERIFY2(unset->randomAllocation.error.find("Sampling knob") != std::string::npos,
+             unset->randomAllocation.error.c_str());
   }
 
   void cancelledComputationReturnsNothing() {

@@ -220,6 +220,13 @@ void ExplorerCharts::showPld(const PldSnapshot& s) {
   } else if (s.shuffleDone || !s.error.empty()) {
     m_epsilon->removeCurve(QString::fromStdString(shuffleCurveId()));
   }
+  if (s.shuffleDone && !s.randomAllocationCurve.x.empty()) {
+    m_epsilon->setCurve(QString::fromStdString(randomAllocationCurveId()),
+                        QString::fromStdString(s.randomAllocationCurve.label), toPoints(s.randomAllocationCurve),
+                        styleFor(s.randomAllocationCurve));
+  } else if (s.shuffleDone || !s.error.empty()) {
+    m_epsilon->removeCurve(QString::fromStdString(randomAllocationCurveId()));
+  }
   m_epsilon->refreshAxes();
   if (!s.tradeoff.x.empty()) m_pldTradeoff = s.tradeoff;
   redrawTradeoff();
@@ -231,6 +238,7 @@ void ExplorerCharts::clearPld() {
   m_epsilon->removeCurve(QString::fromStdString(pldUpperCurveId()));
   m_epsilon->removeCurve(QString::fromStdString(pldLowerCurveId()));
   m_epsilon->removeCurve(QString::fromStdString(shuffleCurveId()));
+  m_epsilon->removeCurve(QString::fromStdString(randomAllocationCurveId()));
   redrawTradeoff();
 }
 

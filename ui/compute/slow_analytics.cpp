@@ -6,6 +6,7 @@
 
 #include "accounting/curves.h"
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/shuffle_accountant.h"
 #include "accounting/stepsize_chart.h"
@@ -78,6 +79,11 @@ void setPldEpsilonCurves(PldSnapshot& s, const core::Result<PldCurve>& curve) {
 std::string pldUpperCurveId() { return accountantOf<PldAccountant>().info().id; }
 std::string pldLowerCurveId() { return pldUpperCurveId() + ":lower"; }
 std::string shuffleCurveId() { return accountantOf<ShuffleAccountant>().info().id; }
+std::string randomAllocationCurveId() { return accountantOf<RandomAllocationAccountant>().info().id; }
+
+bool showsRandomAllocation(const core::Params& params) {
+  return params.sampling && *params.sampling != core::Sampling::kPoisson;
+}
 
 namespace {
 
@@ -140,6 +146,80 @@ bool addShuffleLowerBound(PldSnapshot& s, const std::vector<std::int64_t>& steps
   return true;
 }
 
+// The random-allocation upper bound at the run and along `steps` (a sparser axis: every point
+// is a composition of its own epochs), when showsRandomAllocation. False when cancelled.
+bool addRandomAllocation(PldSnapshot& s, const std::vector<std::int64_t>& steps, const std::atomic<bool>& cancel) {
+  const RandomAllocationAccountant& ra = accountantOf<RandomAllocationAccountant>();
+  AccountantSummary& row = s.randomAllocation;
+  row.id = std::string(ra.id());
+  row.name = std::string(ra.name());
+  row.citation = std::string(ra.citation());
+  row.bound = ra.boundKind();
+  row.assumptions = ra.assumptions().statements;
+  row.violations = ra.check(s.params);
+  if (auto native = ra.native(s.params)) row.native = *native;
+  if (!showsRandomAllocation(s.params)) {
+    row.error =
+        "computed when the Sampling knob names a batching without Poisson sampling (balls-in-bins, "
+        "shuffle, …): an exact composition of seconds";
+    return true;
+  }
+  EpsilonOptions options;
+  options.exact.cancel = &cancel;
+  auto eps = ra.epsilon(s.params, options);
+  if (cancel) return false;
+  if (eps) {
+    row.epsilon = *eps;
+  } else {
+    row.error = eps.status().message();
+  }
+  PlotCurve& curve = s.randomAllocationCurve;
+  curve.id = randomAllocationCurveId();
+  curve.accountant = row.id;
+  curve.label = row.id + " (balls in bins)";
+  curve.greyed = !row.violations.empty();
+  curve.tooltip = curve.greyed ? violationsText(row.violations)
+                               : "an upper bound for balls-in-bins batches (each record in one random batch per epoch)";
+  // Its ε moves with whole epochs only: one point per distinct epoch count of the axis.
+  const double perEpoch = static_cast<double>(s.params.m) / static_cast<double>(s.params.n);
+  std::vector<std::int64_t> axis;
+  std::int64_t lastEpochs = -1;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto epochs = static_cast<std::int64_t>(std::ceil(static_cast<double>(steps[i]) * perEpoch - 1e-9));
+    if (epochs == lastEpochs && i + 1 != steps.size()) continue;
+    lastEpochs = epochs;
+    axis.push_back(steps[i]);
+  }
+  if (axis.size() > static_cast<std::size_t>(kRandomAllocationCurvePoints)) {
+    std::vector<std::int64_t> thinned;
+    for (int i = 0; i < kRandomAllocationCurvePoints; ++i) {
+      thinned.push_back(axis[static_cast<std::size_t>(i) * (axis.size() - 1) / (kRandomAllocationCurvePoints - 1)]);
+    }
+    axis = thinned;
+  }
+  std::vector<std::optional<double>> values(axis.size());
+  core::parallelFor(std::size_t{0}, axis.size(), [&](std::size_t i) {
+    if (cancel) return;
+    core::Params p = s.params;
+    p.K = axis[i];
+    if (auto e = ra.epsilon(p, options)) values[i] = e->epsilon;
+  });
+  if (cancel) return false;
+  for (std::size_t i = 0; i < axis.size(); ++i) {
+    if (!values[i]) continue;
+    const auto k = static_cast<double>(axis[i]);
+    curve.x.push_back(s.epochsAxis ? k * perEpoch : k);
+    curve.y.push_back(*values[i]);
+  }
+  if (row.epsilon && s.epsilon) {
+    const bool above = row.epsilon->epsilon > s.epsilon->epsilon;
+    s.samplerNote += (s.samplerNote.empty() ? "" : "; ") + std::string("balls-in-bins batches: ε ≤ ") +
+                     core::formatNumber(row.epsilon->epsilon, 4) + (above ? ", above" : ", below") +
+                     " the Poisson upper bound (both are shown: neither is the smaller by rule)";
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxis, const std::atomic<bool>& cancel,
@@ -152,7 +232,9 @@ std::optional<PldSnapshot> computePld(const core::Params& params, bool epochsAxi
 }
 
 bool addShuffleStage(PldSnapshot& snapshot, const std::atomic<bool>& cancel) {
-  if (!addShuffleLowerBound(snapshot, pldCurveSteps(snapshot.params), cancel)) return false;
+  const std::vector<std::int64_t> steps = pldCurveSteps(snapshot.params);
+  if (!addShuffleLowerBound(snapshot, steps, cancel)) return false;
+  if (!addRandomAllocation(snapshot, steps, cancel)) return false;
   snapshot.shuffleDone = true;
   return true;
 }

@@ -33,6 +33,12 @@ struct PldSnapshot {
   std::string samplerNote;
   bool poissonNotABound = false;  // the shuffle lower bound exceeds the Poisson upper bound
   bool shuffleDone = false;       // the shuffle fields are filled (the second stage ran)
+  // For a pipeline that batches without Poisson sampling (a Sampling knob other than poisson), the
+  // random-allocation upper bound (Feldman & Shenfeld 2025) beside Poisson's and the shuffle
+  // lower bound, computed in the same stage: its row and its ε-vs-K curve. Unset sampling leaves
+  // it out (seconds of work for a batching the run does not say it uses), and its row says so.
+  AccountantSummary randomAllocation;
+  PlotCurve randomAllocationCurve;
   double milliseconds = 0.0;
 };
 
@@ -43,6 +49,11 @@ inline constexpr int kPldCurvePoints = 24;
 std::string pldUpperCurveId();
 std::string pldLowerCurveId();
 std::string shuffleCurveId();
+std::string randomAllocationCurveId();
+// Whether the sampler stage computes the random-allocation bound for these knobs: the run batches
+// without Poisson sampling (balls-in-bins, shuffled, uniform or cyclic batches).
+bool showsRandomAllocation(const core::Params& params);
+inline constexpr int kRandomAllocationCurvePoints = 12;
 
 // The K of the ε-vs-K bracket: kPldCurvePoints log-spaced from 1 to epsilonAxisMaxSteps(params)
 // (the analytic curves' axis), rounded, repeats dropped — `dpx curve --vary K --from 1 --to <max>
