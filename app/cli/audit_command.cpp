@@ -76,15 +76,18 @@ std::function<void(double)> auditProgress(Io& io, const TrainingSetup& setup, co
 int commandAudit(const Arguments& args, Io& io) {
   CommandLine parser;
   addAuditOptions(parser);
-  if (auto code =
-          parseOrExit(parser, args, io,
-                      "membership-inference audit: empirical ε lower bound of a trained model, or with --scores FILE\n"
-                      "of membership scores computed elsewhere, against the claim of the knob flags or --statement")) {
+  if (auto code = parseOrExit(
+          parser, args, io,
+          "membership-inference audit: empirical ε lower bound of a trained model, or with --scores FILE\n"
+          "of membership scores computed elsewhere, against the claim of the knob flags, --statement or --events")) {
     return *code;
   }
   if (parser.isSet("scores")) return runScoreAudit(parser, io);
-  if (parser.isSet("statement")) {
-    return fail(io, Status::invalidArgument("--statement is the claim of a scores audit: give --scores FILE with it"));
+  for (const char* claim : {"statement", "events"}) {
+    if (parser.isSet(claim)) {
+      return fail(io, Status::invalidArgument("--" + std::string(claim) +
+                                              " is the claim of a scores audit: give --scores FILE with it"));
+    }
   }
   Result<core::audit::AuditConfig> config = auditConfigFromParser(parser);
   if (!config) return fail(io, config.status());

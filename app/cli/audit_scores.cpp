@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "common/format.h"
 #include "common/params.h"
+#include "io/dp_event.h"
 #include "io/json_writer.h"
 #include "statement_files.h"
 #include "statement_parsing.h"
@@ -83,6 +84,23 @@ Result<ClaimedGuarantee> claimOfStatement(const std::string& path) {
 // ClaimedGuarantee (a curve and an ε at δ): a new source — a dp_accounting event list, say — is
 // one more branch here that builds it from its own accountant.
 Result<ClaimedGuarantee> claimFromParser(const CommandLine& parser) {
+  if (parser.isSet("events")) {
+    if (parser.isSet("statement")) return Status::invalidArgument("--events and --statement: give one claim");
+    std::string knob;
+    // δ is the one knob an events run leaves open: the claim's ε is read at it.
+    if (anyKnobFlag(parser, knob) && knob != parser.typed("delta")) {
+      return Status::invalidArgument(knob + " and --events: give one (the events file carries the run)");
+    }
+    const std::string path = parser.value("events");
+    if (path.empty()) return Status::invalidArgument("--events needs a file name");
+    DPX_ASSIGN_OR_RETURN(const std::vector<core::accounting::Phase> phases, core::readDpEventFile(path));
+    double delta = Params{}.delta;
+    if (parser.isSet("delta")) {
+      DPX_ASSIGN_OR_RETURN(const Params knobs, knobsFromParser(parser));
+      delta = knobs.delta;
+    }
+    return core::audit::claimOfPhases(phases, delta, {}, "events file " + path);
+  }
   if (parser.isSet("statement")) {
     std::string knob;
     if (anyKnobFlag(parser, knob)) {
@@ -120,6 +138,8 @@ void addScoreAuditOptions(CommandLine& parser) {
                    "FILE");
   parser.addOption("statement",
                    "with --scores: the claimed configuration from a privacy statement (dpx statement --json)", "FILE");
+  parser.addOption(
+      "events", "with --scores: the claimed run from a dp_accounting DpEvent's JSON (its ε read at --delta)", "FILE");
 }
 
 int runScoreAudit(const CommandLine& parser, Io& io) {

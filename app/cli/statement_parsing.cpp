@@ -23,24 +23,7 @@ using namespace core::accounting;
 
 namespace {
 
-std::string typeName(const JsonValue* v) {
-  if (v == nullptr) return "nothing";
-  switch (v->type()) {
-    case JsonValue::Type::kNull:
-      return "null";
-    case JsonValue::Type::kBool:
-      return "a boolean";
-    case JsonValue::Type::kNumber:
-      return "a number";
-    case JsonValue::Type::kString:
-      return "a string";
-    case JsonValue::Type::kArray:
-      return "an array";
-    case JsonValue::Type::kObject:
-      return "an object";
-  }
-  return "nothing";
-}
+std::string typeName(const JsonValue* v) { return v == nullptr ? "nothing" : core::describeJsonType(*v); }
 
 // The value at `key`, which must be of `type`; the refusal names the field's path.
 Result<const JsonValue*> field(const JsonValue& o, std::string_view key, const std::string& path, JsonValue::Type type,

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/rdp_conversion.h"
 #include "accounting/subsampled_gaussian_rdp.h"
 #include "common/format.h"
@@ -135,8 +136,9 @@ std::vector<Phase> mergedPhases(std::span<const Phase> phases) {
 Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase> phases) {
   DPX_RETURN_IF_ERROR(validatePhases(phases));
   DPX_RETURN_IF_ERROR(refuseAllocation(phases, StatusCode::kUnimplemented,
-                                       "cannot be composed by the exact accountant yet: only Poisson-subsampled "
-                                       "Gaussian phases are"));
+                                       "cannot be composed with other phases by the exact accountant yet: a run "
+                                       "of random-allocation epochs alone (one σ, t and k) can, and so can "
+                                       "Poisson-subsampled Gaussian phases"));
   std::vector<pld::GaussianSegment> segments;
   for (const Phase& phase : phases) {
     const auto& g = std::get<GaussianPhase>(phase);
@@ -158,7 +160,42 @@ Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase
   return segments;
 }
 
+namespace {
+
+// A run of random-allocation epochs alone (equal σ, t and k once merged) is the random-allocation
+// accountant's run: the knobs that describe it (t steps per epoch, k selections, E epochs as
+// K = t·E steps over n = t·m records) go through its validation, grid choice and cache.
+Result<PldRunResult> allocationRun(const RandomAllocationPhase& phase, double delta, const ExactOptions& options) {
+  Params p;
+  p.sigma = phase.noiseMultiplier;
+  p.m = (10 + phase.stepsPerEpoch - 1) / phase.stepsPerEpoch;  // n = t·m ≥ the 10 records n needs
+  p.n = phase.stepsPerEpoch * p.m;
+  p.K = phase.stepsPerEpoch * phase.epochs;
+  p.delta = delta;
+  p.stepsPerEpoch = phase.stepsPerEpoch;
+  p.selections = phase.selections;
+  if (Status s = p.validate(); !s.isOk()) {
+    return Status::invalidArgument("phase 1 (random allocation: " + phaseDescription(Phase(phase)) +
+                                   "): " + s.message());
+  }
+  DPX_ASSIGN_OR_RETURN(const RandomAllocationRunResult r, RandomAllocationAccountant::run(p, options));
+  PldRunResult out;
+  out.run = r.run;
+  out.achievedWidth = r.achievedWidth;
+  out.refinements = r.refinements;
+  return out;
+}
+
+}  // namespace
+
 Result<PldRunResult> phasedPldRun(std::span<const Phase> phases, double delta, const ExactOptions& options) {
+  DPX_RETURN_IF_ERROR(validatePhases(phases));
+  const std::vector<Phase> merged = mergedPhases(phases);
+  if (merged.size() == 1) {
+    if (const auto* allocation = std::get_if<RandomAllocationPhase>(&merged.front())) {
+      return allocationRun(*allocation, delta, options);
+    }
+  }
   DPX_ASSIGN_OR_RETURN(const std::vector<pld::GaussianSegment> segments, gaussianSegments(phases));
   return pldRunSegments(segments, delta, options);
 }

@@ -10,8 +10,9 @@
 //    converted to (ε, δ) over the order grid as the moments accountant converts its own.
 // A phase is one kind of step repeated: Poisson-subsampled Gaussian steps {q, σ, K} (the
 // mechanism of DP-SGD; Abadi et al. 2016), or epochs of random allocation {σ, t, k, E} (each
-// record in k of the t steps of an epoch; Feldman & Shenfeld 2025), which is parsed and validated
-// here but not yet composed: accounting a run that holds one returns a Status naming the phase.
+// record in k of the t steps of an epoch; Feldman & Shenfeld 2025). Epochs of random allocation
+// alone are composed exactly by the random-allocation accountant (its PLD bracket); a run that
+// mixes them with Gaussian phases, and their RDP, are refused with a Status naming the phase.
 // Phases are what a dp_accounting DpEvent flattens to (io/dp_event.h).
 #pragma once
 
@@ -73,7 +74,8 @@ std::vector<Phase> mergedPhases(std::span<const Phase> phases);
 Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase> phases);
 
 // The PLD composition of the run, Δ chosen so the bracket is narrower than options.accuracy·ε at
-// δ (as pldRun chooses it), or options.discretisation when fixed. Cached like pldRun.
+// δ (as pldRun chooses it), or options.discretisation when fixed. Cached like pldRun. Random
+// allocation alone: RandomAllocationAccountant::run of the phase (its work cap included).
 Result<PldRunResult> phasedPldRun(std::span<const Phase> phases, double delta, const ExactOptions& options);
 // ε at δ: the pessimistic end (an upper bound) with the bracket, as PldAccountant::epsilon
 // reports a knob run; a one-phase run gives exactly the knob run's numbers.

@@ -308,6 +308,10 @@ Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& composed, bool pes
 
 }  // namespace
 
+Result<TradeoffCurve> pessimisticTradeoffOf(const pld::ComposedRun& run, std::span<const double> typeOne) {
+  return profileEnvelope(run, true, typeOne);
+}
+
 Result<TradeoffCurve> PldAccountant::tradeoff(const Params& params, std::span<const double> typeOne,
                                               const EpsilonOptions& options) const {
   DPX_RETURN_IF_ERROR(validateTypeOneGrid(typeOne));

@@ -42,6 +42,10 @@ Result<PldRunResult> pldRunSegments(std::span<const pld::GaussianSegment> segmen
 // caveat when the bracket is wider than asked.
 Result<EpsilonResult> pldEpsilonOf(const PldRunResult& run, double delta, const ExactOptions& options);
 
+// The pessimistic trade-off envelope of any composed run (PldAccountant::tradeoff's, for a run
+// in phases or of random allocation): on or below the true curve.
+Result<TradeoffCurve> pessimisticTradeoffOf(const pld::ComposedRun& run, std::span<const double> typeOne);
+
 // ε bracket of a heterogeneous composition of subsampled-Gaussian segments at grid Δ.
 Result<pld::ComposedRun> pldComposeSegments(std::span<const pld::GaussianSegment> segments, double interval,
                                             const ExactOptions& options = {});

@@ -123,6 +123,25 @@ Result<ClaimedGuarantee> claimOfConfiguration(const Params& params, const accoun
   return claim;
 }
 
+Result<ClaimedGuarantee> claimOfPhases(std::span<const accounting::Phase> phases, double delta,
+                                       const accounting::EpsilonOptions& options, const std::string& origin) {
+  DPX_ASSIGN_OR_RETURN(const accounting::PldRunResult run, accounting::phasedPldRun(phases, delta, options.exact));
+  DPX_ASSIGN_OR_RETURN(const accounting::EpsilonResult e, accounting::pldEpsilonOf(run, delta, options.exact));
+  ClaimedGuarantee claim;
+  const std::vector<double> grid = accounting::defaultTypeOneGrid(kProvenCurvePoints);
+  DPX_ASSIGN_OR_RETURN(claim.curve, accounting::pessimisticTradeoffOf(*run.run, grid));
+  claim.epsilon = e.epsilon;
+  claim.delta = delta;
+  claim.accountant = std::string(accounting::accountantOf<accounting::PldAccountant>().id());
+  std::string described;
+  for (const accounting::Phase& phase : phases) {
+    described += (described.empty() ? "" : "; ") + accounting::phaseDescription(phase);
+  }
+  claim.source = claim.accountant + " (pessimistic exact composition, add and remove neighbours) of the phases " +
+                 described + ", from " + origin;
+  return claim;
+}
+
 Result<AuditReport> auditScores(const ImportedScores& scores, const ClaimedGuarantee& claim, double confidence) {
   try {
     const auto start = std::chrono::steady_clock::now();

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "accounting/accountant.h"
+#include "accounting/phased_run.h"
 #include "audit/membership_inference.h"
 #include "audit/score_import.h"
 #include "common/params.h"
@@ -48,6 +49,12 @@ struct ClaimedGuarantee {
 // configuration is invalid or breaks the exact accountant's assumptions (the violations named).
 Result<ClaimedGuarantee> claimOfConfiguration(const Params& params, const accounting::EpsilonOptions& options,
                                               const std::string& origin);
+
+// A run in phases (a dp_accounting DpEvent's, io/dp_event.h) read with the exact composition:
+// its pessimistic trade-off envelope and ε upper bound at `delta`. Refused as phasedPldRun
+// refuses the phases (a random-allocation phase mixed with others, by name).
+Result<ClaimedGuarantee> claimOfPhases(std::span<const accounting::Phase> phases, double delta,
+                                       const accounting::EpsilonOptions& options, const std::string& origin);
 
 // The audit of `scores` against `claim`; confidence in [0.5, 1) is the verdict's (family-wise).
 // The report has source kScores, one attack ("scores"), no training run, provenCurve = the claimed

@@ -31,23 +31,7 @@ std::string member(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
 
-const char* typeName(const JsonValue& v) {
-  switch (v.type()) {
-    case JsonValue::Type::kNull:
-      return "null";
-    case JsonValue::Type::kBool:
-      return "a boolean";
-    case JsonValue::Type::kNumber:
-      return "a number";
-    case JsonValue::Type::kString:
-      return "a string";
-    case JsonValue::Type::kArray:
-      return "an array";
-    case JsonValue::Type::kObject:
-      return "an object";
-  }
-  return "a value";
-}
+const char* typeName(const JsonValue& v) { return describeJsonType(v); }
 
 // What each class this reader knows carries besides module_name and class_name, and why the
 // others are refused.

@@ -381,4 +381,22 @@ class Parser {
 
 Result<JsonValue> parseJson(std::string_view text) { return Parser(text).parse(); }
 
+const char* describeJsonType(const JsonValue& value) {
+  switch (value.type()) {
+    case JsonValue::Type::kNull:
+      return "null";
+    case JsonValue::Type::kBool:
+      return "a boolean";
+    case JsonValue::Type::kNumber:
+      return "a number";
+    case JsonValue::Type::kString:
+      return "a string";
+    case JsonValue::Type::kArray:
+      return "an array";
+    case JsonValue::Type::kObject:
+      return "an object";
+  }
+  return "a value";
+}
+
 }  // namespace dpx::core

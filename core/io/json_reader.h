@@ -15,6 +15,11 @@
 namespace dpx::core {
 
 struct JsonMember;
+class JsonValue;
+
+// "null", "a boolean", "a number", "a string", "an array" or "an object": what a refusal says a
+// reader found where it expected another kind of value.
+const char* describeJsonType(const JsonValue& value);
 
 // One JSON value. An object keeps its members in document order, duplicate names included;
 // find() answers with the last of them, as most readers (and Qt's) keep the last duplicate.

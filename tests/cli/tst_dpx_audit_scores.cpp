@@ -147,6 +147,38 @@ class TestDpxAuditScores : public QObject {
     QVERIFY(verdictOf(a).startsWith(QStringLiteral("contradicts")));
   }
 
+  // The claim from a dp_accounting DpEvent (GaussianDpEvent(4): q = 1, one step, as kStrongClaim)
+  // is the claim of the same knobs: the same ε, the same audit numbers, the same verdict.
+  void anEventsFileIsTheSameClaimAsItsKnobs() {
+    const std::string events = file("claim_events.json");
+    {
+      std::ofstream out(events);
+      out << R"({"module_name": "dp_accounting.dp_event", "class_name": "GaussianDpEvent", "noise_multiplier": 4.0})";
+    }
+    const std::string path = file("non_private.csv");
+    const CliRun fromEvents = runDpx(QStringLiteral("audit --scores %1 --events %2 --delta 1e-5 --json")
+                                         .arg(QString::fromStdString(path), QString::fromStdString(events)));
+    QVERIFY2(fromEvents.code == 0, qPrintable(fromEvents.err));
+    const QJsonObject a = dpx::test::jsonOf(fromEvents);
+    const QJsonObject b = dpx::test::jsonOf(
+        runDpx(QStringLiteral("audit --scores %1 %2 --json").arg(QString::fromStdString(path), kStrongClaim)));
+    QCOMPARE(a.value(QStringLiteral("claim")).toObject().value(QStringLiteral("epsilon")).toDouble(),
+             b.value(QStringLiteral("claim")).toObject().value(QStringLiteral("epsilon")).toDouble());
+    QCOMPARE(a.value(QStringLiteral("epsilon_lower_bound")).toDouble(),
+             b.value(QStringLiteral("epsilon_lower_bound")).toDouble());
+    QCOMPARE(verdictOf(a), verdictOf(b));
+    QVERIFY(verdictOf(a).startsWith(QStringLiteral("contradicts")));
+    QVERIFY(a.value(QStringLiteral("claim"))
+                .toObject()
+                .value(QStringLiteral("source"))
+                .toString()
+                .contains(QStringLiteral("events file ")));
+    const CliRun knobToo = runDpx(QStringLiteral("audit --scores %1 --events %2 --sigma 2")
+                                      .arg(QString::fromStdString(path), QString::fromStdString(events)));
+    QCOMPARE(knobToo.code, 2);
+    QVERIFY2(knobToo.err.contains(QStringLiteral("--sigma and --events: give one")), qPrintable(knobToo.err));
+  }
+
   // (c) The real thing: sgd (no noise) on a coin-flipped half of 300 digits (few enough for the
   // 650 weights of softmax regression to fit them closely); the score of each record is the trained
   // model's log-odds of its true class (−loss, monotone in it). Against a claim of ε ≈ 0.06 the

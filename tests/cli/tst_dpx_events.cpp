@@ -196,9 +196,6 @@ class TstDpxEvents : public QObject {
     QTest::newRow("missing file") << QString("epsilon --accountant " + rdp() + " --events " +
                                              eventsFile("no_such_file.json"))
                                   << 2 << "cannot read events file";
-    QTest::newRow("random allocation, exact")
-        << QString("epsilon --accountant " + pld() + " --events " + eventsFile("random_allocation.json")) << 1
-        << "phase 1 (random allocation: σ = 2, k = 10 of t = 100 steps, 1 epoch) cannot be composed";
     QTest::newRow("random allocation, rdp")
         << QString("delta --epsilon 1 --accountant " + rdp() + " --events " + eventsFile("random_allocation.json")) << 1
         << "phase 1 (random allocation";
@@ -207,6 +204,25 @@ class TstDpxEvents : public QObject {
     QTest::newRow("delta out of range") << QString("epsilon --accountant " + pld() + mnist + " --delta 2") << 2
                                         << "--delta 2";
   }
+  // dp_accounting pull request #414's own test: RandomAllocationDpEvent(Gaussian(2), k = 10 of
+  // t = 100 steps), one epoch, ε ≈ 2.4265 at δ = 1e−6 — inside the exact bracket, and the same
+  // numbers as the random-allocation accountant's knob run.
+  void randomAllocationEventIsAccounted() {
+    const dpx::test::CliRun r = runDpx(QString("epsilon --accountant " + pld() + " --delta 1e-6 --json --events " +
+                                               eventsFile("random_allocation.json")));
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject o = dpx::test::jsonOf(r);
+    const double upper = o.value(QStringLiteral("epsilon_upper")).toDouble();
+    const double lower = o.value(QStringLiteral("epsilon_lower")).toDouble();
+    QVERIFY2(lower <= 2.4265 * 1.005 && upper >= 2.4265 * 0.995, qPrintable(r.out));
+    QCOMPARE(o.value(QStringLiteral("phases")).toArray().size(), 1);
+    const dpx::test::CliRun knobs =
+        runDpx(QStringLiteral("epsilon --accountant random-allocation --n 100 --m 1 --K 100 --sigma 2 "
+                              "--selections 10 --steps-per-epoch 100 --delta 1e-6 --json"));
+    QVERIFY2(knobs.code == 0, qPrintable(knobs.err));
+    QCOMPARE(upper, dpx::test::jsonOf(knobs).value(QStringLiteral("epsilon_upper")).toDouble());
+  }
+
   void refusals() {
     QFETCH(QString, line);
     QFETCH(int, code);

@@ -237,6 +237,18 @@ class TstPhasedRun : public QObject {
     QCOMPARE(pld.status().code(), StatusCode::kUnimplemented);
     QVERIFY2(contains(pld.status().message(), "phase 2 (random allocation: σ = 2, k = 10 of t = 100 steps, 1 epoch)"),
              pld.status().message().c_str());
+    // Alone (two pieces of one kind merge), random allocation is the accountant's own run:
+    // epochs add, and the bracket holds dp_accounting pull request #414's ε ≈ 2.4265 at δ = 1e−6.
+    const std::vector<Phase> alone{allocation};
+    auto exact = phasedPldEpsilon(alone, 1e-6, {});
+    QVERIFY2(exact.isOk(), exact.status().message().c_str());
+    QVERIFY(*exact->epsilonLower <= 2.4265 * 1.005 && *exact->epsilonUpper >= 2.4265 * 0.995);
+    const RandomAllocationPhase half{2.0, 100, 10, 1};
+    auto twoEpochs = phasedPldEpsilon(std::vector<Phase>{half, half}, 1e-6, {});
+    auto asOne = phasedPldEpsilon(std::vector<Phase>{RandomAllocationPhase{2.0, 100, 10, 2}}, 1e-6, {});
+    QVERIFY(twoEpochs.isOk() && asOne.isOk());
+    QCOMPARE(twoEpochs->epsilon, asOne->epsilon);
+    QVERIFY(asOne->epsilon > exact->epsilon);
     auto rdp = phasedRdpEpsilon(phases, 1e-5, {});
     QCOMPARE(rdp.status().code(), StatusCode::kNotApplicable);
     QVERIFY(contains(rdp.status().message(), "phase 2 (random allocation"));
