@@ -265,7 +265,7 @@ Result<DeltaAnswer> deltaAt(const Accountant& a, const Params& p, double epsilon
     if (!options.exact.discretisation) options.exact.deltaAtEpsilon = epsilon;
     DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(p, options.exact));
     DeltaAnswer answer;
-    answer.delta = r.run->deltaUpper(epsilon);
+    answer.delta = deltaUpperWithFloor(*r.run, epsilon);
     answer.deltaLower =
         answer.delta <= PldAccountant::kDeltaRoundOff ? 0.0 : std::min(answer.delta, r.run->deltaLower(epsilon));
     const double width = answer.delta > 0.0 ? (answer.delta - *answer.deltaLower) / answer.delta : 0.0;
@@ -278,7 +278,8 @@ Result<DeltaAnswer> deltaAt(const Accountant& a, const Params& p, double epsilon
     if (answer.delta <= PldAccountant::kDeltaRoundOff) {
       answer.caveats.push_back("δ is below the exact composition's round-off (" +
                                formatNumber(PldAccountant::kDeltaRoundOff) +
-                               "): δ_upper is still an upper bound, the lower end says nothing and is 0");
+                               "): δ_upper is at least the truncated tails' mass (" + formatNumber(r.run->tau) +
+                               "), the lower end says nothing and is 0");
     } else if (!options.exact.discretisation && r.achievedWidth > options.exact.accuracy) {
       answer.caveats.push_back("the δ bracket is wider than the accuracy asked for (" +
                                formatNumber(r.achievedWidth, 4) + " > " + formatNumber(options.exact.accuracy, 4) +

@@ -183,6 +183,7 @@ Result<PldRunResult> allocationRun(const RandomAllocationPhase& phase, double de
   out.run = r.run;
   out.achievedWidth = r.achievedWidth;
   out.refinements = r.refinements;
+  out.workLimited = r.limited;
   return out;
 }
 
@@ -214,7 +215,7 @@ Result<std::pair<double, double>> phasedPldDelta(std::span<const Phase> phases, 
   ExactOptions forDelta = options;
   if (!forDelta.discretisation) forDelta.deltaAtEpsilon = epsilon;
   DPX_ASSIGN_OR_RETURN(const PldRunResult run, phasedPldRun(phases, runDelta, forDelta));
-  const double upper = run.run->deltaUpper(epsilon);
+  const double upper = deltaUpperWithFloor(*run.run, epsilon);
   return std::pair{upper, upper <= PldAccountant::kDeltaRoundOff ? 0.0 : std::min(upper, run.run->deltaLower(epsilon))};
 }
 

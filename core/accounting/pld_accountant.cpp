@@ -229,7 +229,8 @@ Result<EpsilonResult> pldEpsilonOf(const PldRunResult& r, double delta, const Ex
   if (!options.discretisation && r.achievedWidth > options.accuracy) {
     e.caveats.push_back("the bracket is wider than the accuracy asked for (" + formatNumber(r.achievedWidth, 4) +
                         " > " + formatNumber(options.accuracy, 4) + "): " +
-                        (r.refinements >= kMaxRefinements
+                        (r.workLimited ? std::string("a finer grid would exceed the work limit")
+                         : r.refinements >= kMaxRefinements
                              ? "the loss grid was refined " + std::to_string(kMaxRefinements) + " times"
                              : "a finer loss grid would exceed the composition's memory limit") +
                         "; ε_upper is still an upper bound");
@@ -275,7 +276,7 @@ Result<std::pair<double, double>> PldAccountant::deltaBracket(const Params& para
     return Status::invalidArgument("epsilon = " + formatNumber(epsilon) + " is out of range: ε must be ≥ 0");
   }
   DPX_ASSIGN_OR_RETURN(const PldRunResult r, pldRun(params, options.exact));
-  const double upper = r.run->deltaUpper(epsilon);
+  const double upper = deltaUpperWithFloor(*r.run, epsilon);
   return std::pair{upper, upper <= kDeltaRoundOff ? 0.0 : std::min(upper, r.run->deltaLower(epsilon))};
 }
 
@@ -307,6 +308,10 @@ Result<TradeoffCurve> profileEnvelope(const pld::ComposedRun& composed, bool pes
 }
 
 }  // namespace
+
+double deltaUpperWithFloor(const pld::ComposedRun& run, double epsilon) {
+  return std::max(run.deltaUpper(epsilon), run.tau);
+}
 
 Result<TradeoffCurve> pessimisticTradeoffOf(const pld::ComposedRun& run, std::span<const double> typeOne) {
   return profileEnvelope(run, true, typeOne);

@@ -22,6 +22,7 @@ struct PldRunResult {
   std::shared_ptr<const pld::ComposedRun> run;
   double achievedWidth = 0.0;  // (ε_upper − ε_lower)/ε_upper at the run's δ
   int refinements = 0;
+  bool workLimited = false;  // a finer grid would have exceeded a work limit (random allocation's)
 };
 
 // Δ in (0, 1] when fixed and the requested bracket width in (0, 0.5]: the message names the value.
@@ -41,6 +42,12 @@ Result<PldRunResult> pldRunSegments(std::span<const pld::GaussianSegment> segmen
 // headline (an upper bound), the bracket, Δ and the composition's sizes as native values, and a
 // caveat when the bracket is wider than asked.
 Result<EpsilonResult> pldEpsilonOf(const PldRunResult& run, double delta, const ExactOptions& options);
+
+// δ_upper(ε) of a composed run as an answer to "what δ at ε": the pessimistic profile, never below
+// the mass the composition may have truncated (τ, moved to +∞ or lost to round-off), so an upper
+// bound is never reported as 0 where the true δ is positive (at q = 1, σ = 100, K = 10⁴, ε = 10
+// the true δ is 9.8e−23; the profile's FFT can round to 0 there).
+double deltaUpperWithFloor(const pld::ComposedRun& run, double epsilon);
 
 // The pessimistic trade-off envelope of any composed run (PldAccountant::tradeoff's, for a run
 // in phases or of random allocation): on or below the true curve.

@@ -216,6 +216,10 @@ class TstDpxEvents : public QObject {
     const double lower = o.value(QStringLiteral("epsilon_lower")).toDouble();
     QVERIFY2(lower <= 2.4265 * 1.005 && upper >= 2.4265 * 0.995, qPrintable(r.out));
     QCOMPARE(o.value(QStringLiteral("phases")).toArray().size(), 1);
+    // A bracket wider than asked says why: random allocation's work limit.
+    for (const QJsonValue& caveat : o.value(QStringLiteral("caveats")).toArray()) {
+      QVERIFY2(caveat.toString().contains(QStringLiteral("work limit")), qPrintable(caveat.toString()));
+    }
     const dpx::test::CliRun knobs =
         runDpx(QStringLiteral("epsilon --accountant random-allocation --n 100 --m 1 --K 100 --sigma 2 "
                               "--selections 10 --steps-per-epoch 100 --delta 1e-6 --json"));

@@ -18,6 +18,13 @@ using dpx::test::runDpx;
 
 namespace {
 
+// Sanitizer builds run the exact compositions about twenty times slower: fewer cases there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // δ(ε) of G_μ (Dong, Roth & Su 2019, Cor. 2.13): Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the second
 // term's exponential folded into the tail so nothing overflows.
 double gaussianDpDelta(double mu, double epsilon) {
@@ -39,6 +46,7 @@ class TestDpxScripting : public QObject {
     QTest::addColumn<QString>("accuracy");
     for (double epsilon : {0.5, 2.0, 5.0, 8.0, 10.0, 12.0, 20.0}) {
       for (const char* accuracy : {"1e-4", "0.01"}) {
+        if (kSanitized && epsilon < 8.0 && QLatin1String(accuracy) == QLatin1String("1e-4")) continue;
         QTest::addRow("eps=%g acc=%s", epsilon, accuracy) << epsilon << QString::fromLatin1(accuracy);
       }
     }
@@ -57,7 +65,7 @@ class TestDpxScripting : public QObject {
     const double truth = gaussianDpDelta(1.0, epsilon);
     const double upper = o.value(QStringLiteral("delta_upper")).toDouble();
     const double lower = o.value(QStringLiteral("delta_lower")).toDouble();
-    QVERIFY2(upper > 0.0, qPrintable(run.out));
+    QVERIFY2(upper >= 1e-20, qPrintable(run.out));  // at least the truncated tails' mass
     QVERIFY2(upper >= truth * (1.0 - 1e-9), qPrintable(QStringLiteral("δ_upper %1 < true δ %2").arg(upper).arg(truth)));
     // Below the composition's round-off the optimistic end says nothing: it is reported as 0.
     QVERIFY2(lower <= truth * (1.0 + 1e-6) + 1e-15, qPrintable(run.out));
@@ -69,6 +77,7 @@ class TestDpxScripting : public QObject {
   // width asked for, and never loosens δ_upper, at every ε (not only near the one --delta implies).
   void deltaAccuracyIsTheDeltasAccuracy() {
     for (double epsilon : {0.3, 1.0, 2.0, 3.0}) {
+      if (kSanitized && epsilon != 1.0) continue;
       double previousUpper = 2.0;
       for (const char* accuracy : {"0.1", "0.01", "0.001"}) {
         const CliRun run = runDpx(

@@ -27,6 +27,14 @@ using dpx::test::relativelyClose;
 
 namespace {
 
+// Sanitizer builds run about twenty times slower on these grids: they check the same properties
+// on fewer and coarser cases.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // t steps per epoch of one-record batches on average (n = t·m, m = 10), E epochs.
 Params allocationRun(double sigma, std::int64_t t, std::int64_t epochs, double delta) {
   Params p;
@@ -62,7 +70,7 @@ class TestRandomAllocationAccountant : public QObject {
     QTest::addColumn<qint64>("t");
     QTest::newRow("sigma=1 t=10 (0.15855)") << 1.0 << qint64{10};
     QTest::newRow("sigma=0.8 t=3") << 0.8 << qint64{3};
-    QTest::newRow("sigma=2 t=100") << 2.0 << qint64{100};
+    if (!kSanitized) QTest::newRow("sigma=2 t=100") << 2.0 << qint64{100};
   }
   // D_2(P‖Q) = log E_Q[(dP/dQ)²] = log E_P[e^L] = log((e^{1/σ²} + t − 1)/t) (Feldman & Shenfeld
   // 2025). Losses rounded up can only raise E_P[e^L], rounded down only lower it (the +∞ atom,
@@ -94,7 +102,9 @@ class TestRandomAllocationAccountant : public QObject {
   void pullRequest414() {
     Params p = allocationRun(2.0, 100, 1, 1e-6);
     p.selections = 10;
-    const EpsilonResult e = epsilonOf(RandomAllocationAccountant(), p);
+    EpsilonOptions options;
+    if (kSanitized) options.exact.accuracy = 0.05;
+    const EpsilonResult e = epsilonOf(RandomAllocationAccountant(), p, options);
     QVERIFY(e.epsilonLower && e.epsilonUpper);
     const bool inside = *e.epsilonLower <= 2.4265 && 2.4265 <= *e.epsilonUpper;
     QVERIFY2(inside || relativelyClose(*e.epsilonUpper, 2.4265, 5e-3), describe(*e.epsilonUpper, 2.4265, 5e-3));
@@ -118,6 +128,7 @@ class TestRandomAllocationAccountant : public QObject {
     EpsilonOptions coarse;
     coarse.exact.accuracy = 0.05;
     for (std::int64_t t : {4, 30}) {
+      if (kSanitized && t > 4) break;
       double previousLower = INFINITY;
       for (double sigma : {0.8, 2.5}) {
         double previousUpper = 0.0;
@@ -146,6 +157,7 @@ class TestRandomAllocationAccountant : public QObject {
   // Not always below Poisson at q = 1/t (the two are shown side by side, never min'ed).
   void observePoisson() {
     for (const auto& [sigma, t, epochs] : {std::tuple{1.0, 10, 1}, std::tuple{2.0, 20, 2}}) {
+      if (kSanitized && t > 10) break;
       const Params p = allocationRun(sigma, t, epochs, 1e-5);
       const double ra = epsilonOf(RandomAllocationAccountant(), p).epsilon;
       const double poisson = epsilonOf(PldAccountant(), p).epsilon;
