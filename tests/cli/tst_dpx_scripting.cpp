@@ -19,11 +19,7 @@ using dpx::test::runDpx;
 namespace {
 
 // Sanitizer builds run the exact compositions about twenty times slower: fewer cases there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = dpx::test::kSanitizedBuild;
 
 // δ(ε) of G_μ (Dong, Roth & Su 2019, Cor. 2.13): Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the second
 // term's exponential folded into the tail so nothing overflows.

@@ -12,6 +12,14 @@
 
 namespace dpx::test {
 
+// A sanitizer build (scripts/sanitize.sh) runs numeric code many times slower by design: heavy
+// tests check the same properties on fewer, coarser cases there, and nothing is timed.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
 inline bool relativelyClose(double actual, double expected, double relTol, double absTol = 0.0) {
   return std::fabs(actual - expected) <= std::max(absTol, relTol * std::fabs(expected));
 }

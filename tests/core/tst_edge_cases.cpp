@@ -14,17 +14,14 @@
 
 #include "accounting/registry.h"
 #include "common/params.h"
+#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::accounting;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kTimed = false;
-#else
-constexpr bool kTimed = true;
-#endif
+constexpr bool kTimed = !dpx::test::kSanitizedBuild;
 constexpr double kDeadlineSeconds = 5.0;
 
 // Every thread of this process: an accountant may spread its work over oneTBB's workers.

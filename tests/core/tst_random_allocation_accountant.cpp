@@ -27,13 +27,8 @@ using dpx::test::relativelyClose;
 
 namespace {
 
-// Sanitizer builds run about twenty times slower on these grids: they check the same properties
-// on fewer and coarser cases.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+// Sanitizer builds run about twenty times slower on these grids.
+constexpr bool kSanitized = dpx::test::kSanitizedBuild;
 
 // t steps per epoch of one-record batches on average (n = t·m, m = 10), E epochs.
 Params allocationRun(double sigma, std::int64_t t, std::int64_t epochs, double delta) {
