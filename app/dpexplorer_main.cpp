@@ -11,6 +11,7 @@
 //       [--frontier-mode epsilon|epochs|models] [--frontier-points P] [--frontier-seeds S]
 //                                    with that mode (models: Tramèr & Boneh 2021's models side by
 //                                    side), points and seeds
+//   dpexplorer --events FILE         opens a dp_accounting DpEvent JSON file in the Phases tab
 //   dpexplorer --opengl              draws line series through OpenGL (opt-in; raster by default)
 #include <QApplication>
 #include <QCommandLineParser>
@@ -28,6 +29,7 @@
 #include "frontier_panel.h"
 #include "help_resources.h"
 #include "main_window.h"
+#include "phase_table_panel.h"
 #include "presets.h"
 #include "trainer_panel.h"
 
@@ -192,6 +194,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption preset(QStringLiteral("preset"), QStringLiteral("Start from the built-in preset ID."),
                                   QStringLiteral("ID"));
   parser.addOption(preset);
+  const QCommandLineOption events(
+      QStringLiteral("events"),
+      QStringLiteral("Open a dp_accounting DpEvent JSON file in the Phases tab (as File → Open DP events…)."),
+      QStringLiteral("FILE"));
+  parser.addOption(events);
   const QCommandLineOption frontierShot(
       QStringLiteral("screenshot-frontier"),
       QStringLiteral("Compute the privacy-utility frontier, save the Frontier tab to FILE and exit."),
@@ -245,6 +252,11 @@ int main(int argc, char** argv) {
                    qPrintable(ids.join(QStringLiteral(", "))));
       return 2;
     }
+  }
+  if (parser.isSet(events) && !window.openDpEvents(parser.value(events))) {
+    std::fprintf(stderr, "dpexplorer: --events %s: %s\n", qPrintable(parser.value(events)),
+                 qPrintable(window.phaseTablePanel()->statusLabel()->text()));
+    return 2;
   }
   if (parser.isSet(frontierMode)) {
     const QStringList modes{QStringLiteral("epsilon"), QStringLiteral("epochs"), QStringLiteral("models")};

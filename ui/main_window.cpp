@@ -967,6 +967,20 @@ bool MainWindow::saveScreenshots(const QString& directory) {
   m_tabs->setCurrentIndex(0);
   QApplication::processEvents();
   ok &= grab().save(QDir(directory).filePath(QStringLiteral("explorer.png")));
+  // The Phases tab beside the explorer (the table of `--events FILE`, or the knobs' one phase).
+  m_phases->job()->waitForIdle();
+  QApplication::processEvents();
+  const bool phasesShown = !m_phasesDock->visibleRegion().isEmpty();
+  m_phasesDock->show();
+  m_phasesDock->raise();
+  QApplication::processEvents();
+  ok &= grab().save(QDir(directory).filePath(QStringLiteral("phases.png")));
+  if (!phasesShown) {
+    for (QDockWidget* dock : tabifiedDockWidgets(m_phasesDock)) {
+      if (dock->objectName() == QLatin1String("parametersDock")) dock->raise();
+    }
+  }
+  QApplication::processEvents();
   ok &= m_charts->tradeoff()->grab().save(QDir(directory).filePath(QStringLiteral("tradeoff.png")));
   ok &= savePinnedScreenshot(directory);
   m_tabs->setCurrentIndex(kTrainingTab);

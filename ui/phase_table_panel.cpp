@@ -1,7 +1,9 @@
 #include "phase_table_panel.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -20,9 +22,14 @@ using core::accounting::RandomAllocationPhase;
 
 namespace {
 
-constexpr int kQColumn = 0;
-constexpr int kSigmaColumn = 1;
-constexpr int kStepsColumn = 2;
+constexpr int kKindColumn = 0;
+constexpr int kQColumn = 1;
+constexpr int kSigmaColumn = 2;
+constexpr int kCountColumn = 3;  // steps of a Poisson phase, epochs of an allocation
+constexpr int kStepsPerEpochColumn = 4;
+constexpr int kSelectionsColumn = 5;
+constexpr int kPoissonKind = 0;
+constexpr int kAllocationKind = 1;
 
 QString number(double v, int digits = 10) { return QString::fromStdString(core::formatNumber(v, digits)); }
 QString text(const std::string& s) { return QString::fromStdString(s); }
@@ -58,16 +65,27 @@ PhasedRunResult compute(std::vector<Phase> phases, double delta, core::accountin
 PhaseTablePanel::PhaseTablePanel(ParameterModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
   auto* layout = new QVBoxLayout(this);
   auto* intro = new QLabel(QStringLiteral("A run in phases: each row is a stretch of Poisson-subsampled Gaussian "
-                                          "steps. The phases compose; ε is at the knobs' δ."),
+                                          "steps (q, σ, steps) or epochs of random allocation (σ, each record in k "
+                                          "of t steps, epochs). The phases compose; ε is at the knobs' δ."),
                            this);
   intro->setWordWrap(true);
   layout->addWidget(intro);
-  m_table = new QTableWidget(0, 3, this);
-  m_table->setHorizontalHeaderLabels(
-      {QStringLiteral("sampling probability q"), QStringLiteral("noise multiplier σ"), QStringLiteral("steps")});
+  m_table = new QTableWidget(0, 6, this);
+  m_table->setHorizontalHeaderLabels({QStringLiteral("kind"), QStringLiteral("q"), QStringLiteral("σ"),
+                                      QStringLiteral("count"), QStringLiteral("t"), QStringLiteral("k")});
+  const QString tips[] = {
+      QStringLiteral("Poisson: every record joins each step's batch with probability q; allocation: each record in "
+                     "k of the t steps of every epoch (balls in bins)"),
+      QStringLiteral("sampling probability q in (0, 1] (1: every record in every step); Poisson phases"),
+      QStringLiteral("noise multiplier σ > 0 (noise std / clipping norm)"),
+      QStringLiteral("count: steps ≥ 1 of a Poisson phase, epochs ≥ 1 of an allocation"),
+      QStringLiteral("steps per epoch t ≥ 1; allocations"),
+      QStringLiteral("steps per epoch a record is in, 1 ≤ k ≤ t; allocations"),
+  };
+  for (int c = 0; c < m_table->columnCount(); ++c) m_table->horizontalHeaderItem(c)->setToolTip(tips[c]);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_table->horizontalHeader()->setSectionResizeMode(kKindColumn, QHeaderView::ResizeToContents);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setToolTip(QStringLiteral("q in (0, 1] (1: every record in every step), σ > 0, steps ≥ 1"));
   layout->addWidget(m_table);
   auto* buttons = new QHBoxLayout;
   auto* add = new QPushButton(QStringLiteral("Add phase"), this);
@@ -106,41 +124,81 @@ PhaseTablePanel::PhaseTablePanel(ParameterModel* model, QWidget* parent) : QWidg
   fromKnobs();
 }
 
-void PhaseTablePanel::setRow(int row, const GaussianPhase& phase) {
+void PhaseTablePanel::setRow(int row, const Phase& phase) {
+  const bool allocation = std::holds_alternative<RandomAllocationPhase>(phase);
+  // The row's kind box is kept (a row converted from inside its signal must not delete it).
+  auto* kind = qobject_cast<QComboBox*>(m_table->cellWidget(row, kKindColumn));
+  if (!kind) {
+    kind = new QComboBox(m_table);
+    kind->addItems({QStringLiteral("Poisson"), QStringLiteral("allocation")});
+    connect(kind, &QComboBox::currentIndexChanged, this, [this, kind](int index) {
+      for (int r = 0; r < m_table->rowCount(); ++r) {
+        if (m_table->cellWidget(r, kKindColumn) == kind) {
+          convertRow(r, index);
+          return;
+        }
+      }
+    });
+    m_table->setCellWidget(row, kKindColumn, kind);
+  }
+  {
+    const QSignalBlocker quiet(kind);
+    kind->setCurrentIndex(allocation ? kAllocationKind : kPoissonKind);
+  }
   // The shortest text that reads back to the same double: a table read back is the same run.
-  m_table->setItem(row, kQColumn, new QTableWidgetItem(text(core::roundTripNumber(phase.samplingProbability))));
-  m_table->setItem(row, kSigmaColumn, new QTableWidgetItem(text(core::roundTripNumber(phase.noiseMultiplier))));
-  m_table->setItem(row, kStepsColumn, new QTableWidgetItem(QString::number(phase.steps)));
+  auto cell = [&](int column, const QString& value) { m_table->setItem(row, column, new QTableWidgetItem(value)); };
+  auto unused = [&](int column) {
+    auto* item = new QTableWidgetItem;
+    item->setFlags(Qt::NoItemFlags);
+    m_table->setItem(row, column, item);
+  };
+  if (allocation) {
+    const auto& a = std::get<RandomAllocationPhase>(phase);
+    unused(kQColumn);
+    cell(kSigmaColumn, text(core::roundTripNumber(a.noiseMultiplier)));
+    cell(kCountColumn, QString::number(a.epochs));
+    cell(kStepsPerEpochColumn, QString::number(a.stepsPerEpoch));
+    cell(kSelectionsColumn, QString::number(a.selections));
+  } else {
+    const auto& g = std::get<GaussianPhase>(phase);
+    cell(kQColumn, text(core::roundTripNumber(g.samplingProbability)));
+    cell(kSigmaColumn, text(core::roundTripNumber(g.noiseMultiplier)));
+    cell(kCountColumn, QString::number(g.steps));
+    unused(kStepsPerEpochColumn);
+    unused(kSelectionsColumn);
+  }
 }
 
-bool PhaseTablePanel::setPhases(const std::vector<Phase>& phases, QString* error) {
-  for (std::size_t i = 0; i < phases.size(); ++i) {
-    if (std::holds_alternative<RandomAllocationPhase>(phases[i])) {
-      if (error) {
-        *error = QStringLiteral(
-                     "phase %1 (random allocation: %2): the phase table holds Poisson-subsampled "
-                     "Gaussian phases only")
-                     .arg(i + 1)
-                     .arg(text(core::accounting::phaseDescription(phases[i])));
-      }
-      return false;
-    }
-  }
+// A row switched to the other kind takes the knobs' run of that kind, its σ kept where it reads.
+void PhaseTablePanel::convertRow(int row, int kind) {
+  const core::Params& p = m_model->params();
+  const std::optional<double> sigma =
+      parseTypedNumber(m_table->item(row, kSigmaColumn) ? m_table->item(row, kSigmaColumn)->text() : QString());
+  const double noise = sigma.value_or(p.sigma);
   m_filling = true;
-  m_table->setRowCount(static_cast<int>(phases.size()));
-  for (std::size_t i = 0; i < phases.size(); ++i) setRow(static_cast<int>(i), std::get<GaussianPhase>(phases[i]));
+  if (kind == kAllocationKind) {
+    const auto epochs = static_cast<std::int64_t>(std::ceil(core::nominalEpochs(p) - 1e-9));
+    setRow(row, RandomAllocationPhase{noise, p.allocationSteps(), p.allocationSelections(),
+                                      std::max<std::int64_t>(1, epochs)});
+  } else {
+    setRow(row, GaussianPhase{p.q(), noise, p.K});
+  }
   m_filling = false;
   recompute();
-  return true;
+}
+
+void PhaseTablePanel::setPhases(const std::vector<Phase>& phases) {
+  m_filling = true;
+  m_table->setRowCount(static_cast<int>(phases.size()));
+  for (std::size_t i = 0; i < phases.size(); ++i) setRow(static_cast<int>(i), phases[i]);
+  m_filling = false;
+  recompute();
 }
 
 core::Result<std::vector<Phase>> PhaseTablePanel::phases() const {
   std::vector<Phase> out;
   for (int row = 0; row < m_table->rowCount(); ++row) {
-    GaussianPhase p;
-    const std::pair<int, const char*> columns[] = {{kQColumn, "q"}, {kSigmaColumn, "σ"}, {kStepsColumn, "steps"}};
-    double values[3] = {0.0, 0.0, 0.0};
-    for (const auto& [column, name] : columns) {
+    auto value = [&](int column, const char* name) -> core::Result<double> {
       const QTableWidgetItem* item = m_table->item(row, column);
       const QString typed = item ? item->text() : QString();
       const std::optional<double> v = parseTypedNumber(typed);
@@ -148,18 +206,31 @@ core::Result<std::vector<Phase>> PhaseTablePanel::phases() const {
         return core::Status::invalidArgument("row " + std::to_string(row + 1) + ", " + name + ": '" +
                                              typed.toStdString() + "' is not a number");
       }
-      values[column] = *v;
+      return *v;
+    };
+    auto whole = [&](int column, const char* name) -> core::Result<std::int64_t> {
+      DPX_ASSIGN_OR_RETURN(const double v, value(column, name));
+      if (v != std::floor(v) || v < 1.0 || v > 1e15) {
+        return core::Status::invalidArgument("row " + std::to_string(row + 1) + ", " + name + ": " +
+                                             core::formatNumber(v) + " must be a whole number in [1, 1e15]");
+      }
+      return static_cast<std::int64_t>(v);
+    };
+    const auto* kind = qobject_cast<const QComboBox*>(m_table->cellWidget(row, kKindColumn));
+    if (kind && kind->currentIndex() == kAllocationKind) {
+      RandomAllocationPhase a;
+      DPX_ASSIGN_OR_RETURN(a.noiseMultiplier, value(kSigmaColumn, "σ"));
+      DPX_ASSIGN_OR_RETURN(a.epochs, whole(kCountColumn, "epochs"));
+      DPX_ASSIGN_OR_RETURN(a.stepsPerEpoch, whole(kStepsPerEpochColumn, "t"));
+      DPX_ASSIGN_OR_RETURN(a.selections, whole(kSelectionsColumn, "k"));
+      out.emplace_back(a);
+    } else {
+      GaussianPhase g;
+      DPX_ASSIGN_OR_RETURN(g.samplingProbability, value(kQColumn, "q"));
+      DPX_ASSIGN_OR_RETURN(g.noiseMultiplier, value(kSigmaColumn, "σ"));
+      DPX_ASSIGN_OR_RETURN(g.steps, whole(kCountColumn, "steps"));
+      out.emplace_back(g);
     }
-    p.samplingProbability = values[kQColumn];
-    p.noiseMultiplier = values[kSigmaColumn];
-    if (values[kStepsColumn] != std::floor(values[kStepsColumn]) || values[kStepsColumn] < 1.0 ||
-        values[kStepsColumn] > 1e15) {
-      return core::Status::invalidArgument("row " + std::to_string(row + 1) +
-                                           ", steps: " + core::formatNumber(values[kStepsColumn]) +
-                                           " must be a whole number in [1, 1e15]");
-    }
-    p.steps = static_cast<std::int64_t>(values[kStepsColumn]);
-    out.emplace_back(p);
   }
   DPX_RETURN_IF_ERROR(core::accounting::validatePhases(out));
   return out;
@@ -170,7 +241,8 @@ bool PhaseTablePanel::loadEventsFile(const QString& path, QString* error) {
   QString problem;
   if (!phases) {
     problem = text(phases.status().message());
-  } else if (setPhases(*phases, &problem)) {
+  } else {
+    setPhases(*phases);
     m_status->setText(QStringLiteral("read %1").arg(path));
     return true;
   }
@@ -185,8 +257,8 @@ void PhaseTablePanel::fromKnobs() {
 }
 
 void PhaseTablePanel::addRow() {
-  GaussianPhase copy{m_model->params().q(), m_model->params().sigma, m_model->params().K};
-  if (auto current = phases(); current && !current->empty()) copy = std::get<GaussianPhase>(current->back());
+  Phase copy = GaussianPhase{m_model->params().q(), m_model->params().sigma, m_model->params().K};
+  if (auto current = phases(); current && !current->empty()) copy = current->back();
   m_filling = true;
   m_table->insertRow(m_table->rowCount());
   setRow(m_table->rowCount() - 1, copy);

@@ -1,5 +1,6 @@
-// A run in phases, edited as a table: one row per phase of Poisson-subsampled Gaussian steps
-// (sampling probability q, noise multiplier σ, steps), rows added and removed, filled from the
+// A run in phases, edited as a table: one row per phase, of Poisson-subsampled Gaussian steps
+// (sampling probability q, noise multiplier σ, steps) or of random-allocation epochs (σ, each
+// record in k of t steps, epochs), its kind chosen per row; rows added and removed, filled from the
 // knobs (one phase q = m/n, σ, K) or from a Google dp_accounting DpEvents file (File → Open DP
 // events…). Shows the composition at the knobs' δ: the exact (PLD) bracket [ε_lower, ε_upper]
 // and the moments accountant's ε with its order, computed off the GUI thread (a newer table
@@ -33,9 +34,8 @@ class PhaseTablePanel : public QWidget {
  public:
   explicit PhaseTablePanel(ParameterModel* model, QWidget* parent = nullptr);
 
-  // Replaces the table (and recomputes). Only Poisson-subsampled Gaussian phases fit the table: a
-  // random-allocation phase is refused with a message naming it (false).
-  bool setPhases(const std::vector<core::accounting::Phase>& phases, QString* error = nullptr);
+  // Replaces the table (and recomputes).
+  void setPhases(const std::vector<core::accounting::Phase>& phases);
   // The table's phases, or why a cell cannot be read ("row 2, σ: …").
   core::Result<std::vector<core::accounting::Phase>> phases() const;
   // Reads a DpEvents file into the table; false with the reason (the file, the byte or the place
@@ -58,7 +58,8 @@ class PhaseTablePanel : public QWidget {
 
  private:
   void showResult(const PhasedRunResult& r);
-  void setRow(int row, const core::accounting::GaussianPhase& phase);
+  void setRow(int row, const core::accounting::Phase& phase);
+  void convertRow(int row, int kind);
 
   ParameterModel* m_model;
   QTableWidget* m_table;

@@ -133,31 +133,64 @@ std::vector<Phase> mergedPhases(std::span<const Phase> phases) {
   return out;
 }
 
-Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase> phases) {
-  DPX_RETURN_IF_ERROR(validatePhases(phases));
-  DPX_RETURN_IF_ERROR(refuseAllocation(phases, StatusCode::kUnimplemented,
-                                       "cannot be composed with other phases by the exact accountant yet: a run "
-                                       "of random-allocation epochs alone (one σ, t and k) can, and so can "
-                                       "Poisson-subsampled Gaussian phases"));
+namespace {
+
+// The Gaussian phases' segments, equal (q, σ) merged wherever they are (composition commutes);
+// random-allocation phases are left out.
+Result<std::vector<pld::GaussianSegment>> segmentsOfGaussianPhases(std::span<const Phase> phases) {
   std::vector<pld::GaussianSegment> segments;
   for (const Phase& phase : phases) {
-    const auto& g = std::get<GaussianPhase>(phase);
+    const auto* g = std::get_if<GaussianPhase>(&phase);
+    if (!g) continue;
     bool merged = false;
     for (pld::GaussianSegment& s : segments) {
-      if (s.q == g.samplingProbability && s.sigma == g.noiseMultiplier) {
+      if (s.q == g->samplingProbability && s.sigma == g->noiseMultiplier) {
         // Steps beyond 2^62 are more than any run and would overflow the composition's counts.
-        if (s.count > std::numeric_limits<std::int64_t>::max() / 2 - g.steps) {
+        if (s.count > std::numeric_limits<std::int64_t>::max() / 2 - g->steps) {
           return Status::invalidArgument("the run has more than 2^62 steps of q = " + formatNumber(s.q) +
                                          ", σ = " + formatNumber(s.sigma));
         }
-        s.count += g.steps;
+        s.count += g->steps;
         merged = true;
         break;
       }
     }
-    if (!merged) segments.push_back({g.samplingProbability, g.noiseMultiplier, g.steps});
+    if (!merged) segments.push_back({g->samplingProbability, g->noiseMultiplier, g->steps});
   }
   return segments;
+}
+
+// The random-allocation phases as runs, equal (σ, t, k) merged wherever they are.
+Result<std::vector<RandomAllocationRunSpec>> allocationSpecsOf(std::span<const Phase> phases) {
+  std::vector<RandomAllocationRunSpec> specs;
+  for (const Phase& phase : phases) {
+    const auto* a = std::get_if<RandomAllocationPhase>(&phase);
+    if (!a) continue;
+    bool merged = false;
+    for (RandomAllocationRunSpec& s : specs) {
+      if (s.sigma == a->noiseMultiplier && s.stepsPerEpoch == a->stepsPerEpoch && s.selections == a->selections) {
+        if (s.epochs > std::numeric_limits<std::int64_t>::max() / 4 / a->stepsPerEpoch - a->epochs) {
+          return Status::invalidArgument("the run has more than 2^61 random-allocation steps of σ = " +
+                                         formatNumber(s.sigma));
+        }
+        s.epochs += a->epochs;
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) specs.push_back({a->noiseMultiplier, a->selections, a->stepsPerEpoch, a->epochs});
+  }
+  return specs;
+}
+
+}  // namespace
+
+Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase> phases) {
+  DPX_RETURN_IF_ERROR(validatePhases(phases));
+  DPX_RETURN_IF_ERROR(refuseAllocation(phases, StatusCode::kUnimplemented,
+                                       "is not a Poisson-subsampled Gaussian phase: phasedPldRun composes it "
+                                       "with the others"));
+  return segmentsOfGaussianPhases(phases);
 }
 
 namespace {
@@ -197,8 +230,18 @@ Result<PldRunResult> phasedPldRun(std::span<const Phase> phases, double delta, c
       return allocationRun(*allocation, delta, options);
     }
   }
-  DPX_ASSIGN_OR_RETURN(const std::vector<pld::GaussianSegment> segments, gaussianSegments(phases));
-  return pldRunSegments(segments, delta, options);
+  DPX_ASSIGN_OR_RETURN(const std::vector<pld::GaussianSegment> segments, segmentsOfGaussianPhases(merged));
+  DPX_ASSIGN_OR_RETURN(const std::vector<RandomAllocationRunSpec> allocations, allocationSpecsOf(merged));
+  if (allocations.empty()) return pldRunSegments(segments, delta, options);
+  // Random allocation beside other phases: every step on one grid, chosen as the
+  // random-allocation accountant chooses it (its work limit included).
+  DPX_ASSIGN_OR_RETURN(const RandomAllocationRunResult r, randomAllocationRun(allocations, segments, delta, options));
+  PldRunResult out;
+  out.run = r.run;
+  out.achievedWidth = r.achievedWidth;
+  out.refinements = r.refinements;
+  out.workLimited = r.limited;
+  return out;
 }
 
 Result<EpsilonResult> phasedPldEpsilon(std::span<const Phase> phases, double delta, const ExactOptions& options) {

@@ -89,6 +89,14 @@ double relativeWidth(const pld::ComposedRun& run, double delta) {
   return std::max(0.0, (*up - *lo) / *up);
 }
 
+}  // namespace
+
+double bracketWidth(const pld::ComposedRun& run, double delta, const ExactOptions& options) {
+  return options.deltaAtEpsilon ? relativeDeltaWidth(run, *options.deltaAtEpsilon) : relativeWidth(run, delta);
+}
+
+namespace {
+
 // A run computed before with the same key (the most recent first), moved to the front.
 std::optional<PldRunResult> findCached(const CacheKey& key, const ExactOptions& options) {
   std::lock_guard lock(cache().mutex);
@@ -120,8 +128,7 @@ Result<pld::ComposedRun> composeAt(std::span<const pld::GaussianSegment> segment
 Result<pld::ComposedRun> fixedGridRun(std::span<const pld::GaussianSegment> segments, double delta,
                                       const ExactOptions& options, PldRunResult& result) {
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(segments, *options.discretisation, options, 0.0, 1.0));
-  result.achievedWidth =
-      options.deltaAtEpsilon ? relativeDeltaWidth(run, *options.deltaAtEpsilon) : relativeWidth(run, delta);
+  result.achievedWidth = bracketWidth(run, delta, options);
   return run;
 }
 
@@ -131,9 +138,7 @@ Result<pld::ComposedRun> automaticGridRun(std::span<const pld::GaussianSegment> 
                                           const ExactOptions& options, PldRunResult& result) {
   double interval = initialInterval(segments);
   DPX_ASSIGN_OR_RETURN(pld::ComposedRun run, composeAt(segments, interval, options, 0.0, 0.25));
-  const auto widthOf = [&](const pld::ComposedRun& r) {
-    return options.deltaAtEpsilon ? relativeDeltaWidth(r, *options.deltaAtEpsilon) : relativeWidth(r, delta);
-  };
+  const auto widthOf = [&](const pld::ComposedRun& r) { return bracketWidth(r, delta, options); };
   double width = widthOf(run);
   double progress = 0.25;
   while (width > options.accuracy && result.refinements < kMaxRefinements) {

@@ -28,6 +28,10 @@ struct PldRunResult {
 // Δ in (0, 1] when fixed and the requested bracket width in (0, 0.5]: the message names the value.
 Status validateExactOptions(const ExactOptions& options);
 
+// The relative width of a composed run's bracket, the measure the automatic grid refines against:
+// (ε_upper − ε_lower)/ε_upper at δ, or (δ_upper − δ_lower)/δ_upper at options.deltaAtEpsilon.
+double bracketWidth(const pld::ComposedRun& run, double delta, const ExactOptions& options);
+
 // The composed run for params (cached: the last few runs are kept, keyed by q, σ, K and the
 // accuracy request), choosing Δ automatically unless options fix it.
 Result<PldRunResult> pldRun(const Params& params, const ExactOptions& options);

@@ -368,29 +368,63 @@ Result<pld::DiscretePld> randomAllocationStep(double sigma, std::int64_t stepsPe
   return direction == pld::Direction::kRemove ? steps->remove[e] : steps->add[e];
 }
 
-Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec, double interval, double tau,
-                                             const pld::ComputeControl& control) {
+namespace {
+
+Status validateRunSpec(const RandomAllocationRunSpec& spec) {
   if (spec.selections < 1 || spec.stepsPerEpoch < spec.selections || spec.epochs < 1) {
     return Status::invalidArgument(
         "random allocation needs 1 ≤ k ≤ t and E ≥ 1 (k = " + std::to_string(spec.selections) +
         ", t = " + std::to_string(spec.stepsPerEpoch) + ", E = " + std::to_string(spec.epochs) + ")");
   }
-  // k-of-t ≤ (k − r) copies of 1-of-⌊t/k⌋ and r of 1-of-(⌊t/k⌋ + 1) per epoch.
-  const std::int64_t base = spec.stepsPerEpoch / spec.selections;
-  const std::int64_t longer = spec.stepsPerEpoch - spec.selections * base;
-  const std::int64_t total = spec.selections * spec.epochs;
-  const double stepTau = pld::stepTruncation(tau, total);
+  return Status::ok();
+}
+
+// One kind of 1-of-t epoch in a run: t steps, σ, and how many such epochs the run composes.
+struct AllocationStepKind {
+  double sigma;
+  std::int64_t stepsPerEpoch;
+  std::int64_t count;
+};
+
+// k-of-t ≤ (k − r) copies of 1-of-⌊t/k⌋ and r of 1-of-(⌊t/k⌋ + 1) per epoch (r = t mod k).
+std::vector<AllocationStepKind> stepKindsOf(std::span<const RandomAllocationRunSpec> allocations) {
+  std::vector<AllocationStepKind> kinds;
+  auto add = [&](double sigma, std::int64_t t, std::int64_t count) {
+    if (count <= 0) return;
+    for (AllocationStepKind& k : kinds) {
+      if (k.sigma == sigma && k.stepsPerEpoch == t) {
+        k.count += count;
+        return;
+      }
+    }
+    kinds.push_back({sigma, t, count});
+  };
+  for (const RandomAllocationRunSpec& spec : allocations) {
+    const std::int64_t base = spec.stepsPerEpoch / spec.selections;
+    const std::int64_t longer = spec.stepsPerEpoch - spec.selections * base;
+    add(spec.sigma, base, (spec.selections - longer) * spec.epochs);
+    add(spec.sigma, base + 1, longer * spec.epochs);
+  }
+  return kinds;
+}
+
+}  // namespace
+
+Result<pld::ComposedRun> randomAllocationRun(std::span<const RandomAllocationRunSpec> allocations,
+                                             std::span<const pld::GaussianSegment> gaussian, double interval,
+                                             double tau, const pld::ComputeControl& control) {
+  if (allocations.empty()) return Status::invalidArgument("a random-allocation run needs at least one allocation");
+  for (const RandomAllocationRunSpec& spec : allocations) DPX_RETURN_IF_ERROR(validateRunSpec(spec));
+  const std::vector<AllocationStepKind> kinds = stepKindsOf(allocations);
   pld::ComputeControl stepControl;
   stepControl.cancel = control.cancel;
-  std::shared_ptr<const RandomAllocationStepPlds> shorter, longerSteps;
-  if (spec.selections - longer > 0) {
-    DPX_ASSIGN_OR_RETURN(shorter, randomAllocationSteps(spec.sigma, base, interval, stepTau, stepControl));
+  std::vector<std::shared_ptr<const RandomAllocationStepPlds>> steps;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    DPX_ASSIGN_OR_RETURN(auto s, randomAllocationSteps(kinds[i].sigma, kinds[i].stepsPerEpoch, interval,
+                                                       pld::stepTruncation(tau, kinds[i].count), stepControl));
+    steps.push_back(std::move(s));
+    control.report(0.5 * static_cast<double>(i + 1) / static_cast<double>(kinds.size()));
   }
-  control.report(0.3);
-  if (longer > 0) {
-    DPX_ASSIGN_OR_RETURN(longerSteps, randomAllocationSteps(spec.sigma, base + 1, interval, stepTau, stepControl));
-  }
-  control.report(0.5);
   pld::ComposedRun run;
   run.interval = interval;
   run.tau = tau;
@@ -398,13 +432,22 @@ Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec
   for (const pld::Direction direction : {pld::Direction::kRemove, pld::Direction::kAdd}) {
     for (int e = 0; e < 2; ++e) {
       if (control.cancelled()) return cancelledStatus();
-      std::vector<pld::Segment> segments;
-      auto pick = [&](const RandomAllocationStepPlds& s) -> const pld::DiscretePld* {
-        return direction == pld::Direction::kRemove ? &s.remove[e] : &s.add[e];
-      };
-      if (shorter) segments.push_back({pick(*shorter), (spec.selections - longer) * spec.epochs});
-      if (longerSteps) segments.push_back({pick(*longerSteps), longer * spec.epochs});
       const pld::Estimate estimate = e == 0 ? pld::Estimate::kPessimistic : pld::Estimate::kOptimistic;
+      std::vector<pld::Segment> segments;
+      for (std::size_t i = 0; i < kinds.size(); ++i) {
+        const RandomAllocationStepPlds& s = *steps[i];
+        segments.push_back({direction == pld::Direction::kRemove ? &s.remove[e] : &s.add[e], kinds[i].count});
+      }
+      // The Gaussian steps of the run, discretised on the same grid with the same estimate.
+      std::vector<pld::DiscretePld> gaussianSteps;
+      gaussianSteps.reserve(gaussian.size());
+      for (const pld::GaussianSegment& g : gaussian) {
+        DPX_ASSIGN_OR_RETURN(pld::DiscretePld step,
+                             pld::discretise(pld::SubsampledGaussianPair(g.q, g.sigma, direction), interval, estimate,
+                                             pld::stepTruncation(tau, g.count), stepControl));
+        gaussianSteps.push_back(std::move(step));
+      }
+      for (std::size_t i = 0; i < gaussian.size(); ++i) segments.push_back({&gaussianSteps[i], gaussian[i].count});
       pld::ComputeControl composeControl;
       composeControl.cancel = control.cancel;
       pld::CompositionInfo info;
@@ -416,6 +459,11 @@ Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec
     }
   }
   return run;
+}
+
+Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec, double interval, double tau,
+                                             const pld::ComputeControl& control) {
+  return randomAllocationRun(std::span(&spec, 1), {}, interval, tau, control);
 }
 
 namespace {
@@ -438,18 +486,99 @@ double stepWork(double sigma, std::int64_t t, double interval) {
 }
 
 // The finest Δ whose steps fit kWorkBudget (work falls about as 1/Δ²).
-double finestInterval(const RandomAllocationRunSpec& spec) {
-  const std::int64_t base = spec.stepsPerEpoch / spec.selections;
-  const bool twoKinds = spec.stepsPerEpoch % spec.selections != 0;
+double finestInterval(std::span<const AllocationStepKind> kinds) {
   const double reference = 1e-2;
-  const double work = stepWork(spec.sigma, base + (twoKinds ? 1 : 0), reference) * (twoKinds ? 2.0 : 1.0);
+  double work = 0.0;
+  for (const AllocationStepKind& k : kinds) work += stepWork(k.sigma, k.stepsPerEpoch, reference);
   return reference * std::sqrt(work / kWorkBudget);
 }
+
+pld::ComputeControl controlFor(const ExactOptions& o, double from, double to) {
+  pld::ComputeControl c;
+  c.cancel = o.cancel;
+  if (o.progress) c.progress = [f = o.progress, from, to](double x) { f(from + (to - from) * x); };
+  return c;
+}
+
+// A first, cheap grid: a step's loss spreads about √log(1 + χ²) (1-of-t: χ² = (e^{1/σ²} − 1)/t;
+// a subsampled Gaussian step: q²(e^{1/σ²} − 1)); the composed window should have a few thousand
+// points.
+double initialInterval(std::span<const AllocationStepKind> kinds, std::span<const pld::GaussianSegment> gaussian) {
+  double variance = 0.0, widest = 0.0, narrowest = INFINITY;
+  auto add = [&](double sigma, double chiSquareScale, std::int64_t count) {
+    const double s2 = std::min(1.0 / (sigma * sigma), 700.0);
+    const double spread = std::sqrt(std::log1p(std::expm1(s2) * chiSquareScale));
+    variance += spread * spread * static_cast<double>(count);
+    widest = std::max(widest, spread);
+    narrowest = std::min(narrowest, spread);
+  };
+  for (const AllocationStepKind& k : kinds) add(k.sigma, 1.0 / static_cast<double>(k.stepsPerEpoch), k.count);
+  for (const pld::GaussianSegment& g : gaussian) add(g.sigma, g.q * g.q, g.count);
+  const double mu = std::sqrt(variance);
+  const double window = mu * mu / 2.0 + 14.0 * mu + 20.0 * widest;
+  return std::clamp(std::min(window / 4096.0, narrowest / 4.0), 1e-6, 0.25);
+}
+
+}  // namespace
+
+Result<RandomAllocationRunResult> randomAllocationRun(std::span<const RandomAllocationRunSpec> allocations,
+                                                      std::span<const pld::GaussianSegment> gaussian, double delta,
+                                                      const ExactOptions& options) {
+  DPX_RETURN_IF_ERROR(validateExactOptions(options));
+  if (allocations.empty()) return Status::invalidArgument("a random-allocation run needs at least one allocation");
+  for (const RandomAllocationRunSpec& spec : allocations) DPX_RETURN_IF_ERROR(validateRunSpec(spec));
+  constexpr double tau = RandomAllocationAccountant::kTruncation;
+  RandomAllocationRunResult result;
+  std::optional<pld::ComposedRun> run;
+  if (options.discretisation) {
+    DPX_ASSIGN_OR_RETURN(pld::ComposedRun fixed, randomAllocationRun(allocations, gaussian, *options.discretisation,
+                                                                     tau, controlFor(options, 0.0, 1.0)));
+    result.achievedWidth = bracketWidth(fixed, delta, options);
+    run.emplace(std::move(fixed));
+  } else {
+    const std::vector<AllocationStepKind> kinds = stepKindsOf(allocations);
+    const double finest = finestInterval(kinds);
+    double interval = std::max(initialInterval(kinds, gaussian), finest);
+    DPX_ASSIGN_OR_RETURN(pld::ComposedRun first,
+                         randomAllocationRun(allocations, gaussian, interval, tau, controlFor(options, 0.0, 0.25)));
+    double width = bracketWidth(first, delta, options);
+    run.emplace(std::move(first));
+    double progress = 0.25;
+    while (width > options.accuracy && result.refinements < kMaxRefinements) {
+      // The bracket narrows about linearly in Δ (the log-grid roundings shift each step's loss).
+      const double ratio = std::isfinite(width) ? options.accuracy / width * 0.8 : 0.25;
+      if (interval <= finest * (1.0 + 1e-9)) {
+        result.limited = true;
+        break;
+      }
+      interval = std::max(finest, interval * std::clamp(ratio, 0.1, 0.5));
+      const double span = (1.0 - progress) / 2.0;
+      Result<pld::ComposedRun> finer =
+          randomAllocationRun(allocations, gaussian, interval, tau, controlFor(options, progress, progress + span));
+      progress += span;
+      if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
+      if (!finer) {  // the finer grid would not fit: the coarser bracket stands
+        result.limited = true;
+        break;
+      }
+      run.emplace(std::move(*finer));
+      width = bracketWidth(*run, delta, options);
+      ++result.refinements;
+    }
+    result.achievedWidth = width;
+  }
+  result.run = std::make_shared<const pld::ComposedRun>(std::move(*run));
+  if (options.progress) options.progress(1.0);
+  return result;
+}
+
+namespace {
 
 struct RunKey {
   double sigma;
   std::int64_t k, t, epochs;
   double discretisation, accuracy, delta;
+  double deltaAtEpsilon;  // −1: the grid targets the ε bracket at delta
   bool operator==(const RunKey&) const = default;
 };
 
@@ -461,32 +590,6 @@ struct RunCache {
 RunCache& runCache() {
   static RunCache c;
   return c;
-}
-
-pld::ComputeControl controlFor(const ExactOptions& o, double from, double to) {
-  pld::ComputeControl c;
-  c.cancel = o.cancel;
-  if (o.progress) c.progress = [f = o.progress, from, to](double x) { f(from + (to - from) * x); };
-  return c;
-}
-
-double relativeWidth(const pld::ComposedRun& run, double delta) {
-  Result<double> up = run.epsilonUpper(delta);
-  Result<double> lo = run.epsilonLower(delta);
-  if (!up || !lo) return INFINITY;
-  if (*up <= 1e-12) return 0.0;
-  return std::max(0.0, (*up - *lo) / *up);
-}
-
-// A first, cheap grid: one step's loss spreads about √log(1 + (e^{1/σ²} − 1)/t); the composed
-// window should have a few thousand points.
-double initialInterval(const RandomAllocationRunSpec& spec) {
-  const double s2 = std::min(1.0 / (spec.sigma * spec.sigma), 700.0);
-  const double base = static_cast<double>(spec.stepsPerEpoch / spec.selections);
-  const double stepSpread = std::sqrt(std::log1p(std::expm1(s2) / base));
-  const double mu = stepSpread * std::sqrt(static_cast<double>(spec.selections * spec.epochs));
-  const double window = mu * mu / 2.0 + 14.0 * mu + 20.0 * stepSpread;
-  return std::clamp(std::min(window / 4096.0, stepSpread / 4.0), 1e-6, 0.25);
 }
 
 }  // namespace
@@ -511,7 +614,8 @@ Result<RandomAllocationRunResult> RandomAllocationAccountant::run(const Params& 
                    spec.epochs,
                    options.discretisation.value_or(0.0),
                    options.accuracy,
-                   options.discretisation ? 0.0 : params.delta};
+                   options.discretisation ? 0.0 : params.delta,
+                   options.discretisation || !options.deltaAtEpsilon ? -1.0 : *options.deltaAtEpsilon};
   {
     std::lock_guard lock(runCache().mutex);
     auto& entries = runCache().entries;
@@ -522,46 +626,8 @@ Result<RandomAllocationRunResult> RandomAllocationAccountant::run(const Params& 
       return entries.front().second;
     }
   }
-  RandomAllocationRunResult result;
-  std::optional<pld::ComposedRun> run;
-  if (options.discretisation) {
-    DPX_ASSIGN_OR_RETURN(pld::ComposedRun fixed, randomAllocationRun(spec, *options.discretisation, kTruncation,
-                                                                     controlFor(options, 0.0, 1.0)));
-    result.achievedWidth = relativeWidth(fixed, params.delta);
-    run.emplace(std::move(fixed));
-  } else {
-    const double finest = finestInterval(spec);
-    double interval = std::max(initialInterval(spec), finest);
-    DPX_ASSIGN_OR_RETURN(pld::ComposedRun first,
-                         randomAllocationRun(spec, interval, kTruncation, controlFor(options, 0.0, 0.25)));
-    double width = relativeWidth(first, params.delta);
-    run.emplace(std::move(first));
-    double progress = 0.25;
-    while (width > options.accuracy && result.refinements < kMaxRefinements) {
-      // The bracket narrows about linearly in Δ (the log-grid roundings shift each step's loss).
-      const double ratio = std::isfinite(width) ? options.accuracy / width * 0.8 : 0.25;
-      if (interval <= finest * (1.0 + 1e-9)) {
-        result.limited = true;
-        break;
-      }
-      interval = std::max(finest, interval * std::clamp(ratio, 0.1, 0.5));
-      const double span = (1.0 - progress) / 2.0;
-      Result<pld::ComposedRun> finer =
-          randomAllocationRun(spec, interval, kTruncation, controlFor(options, progress, progress + span));
-      progress += span;
-      if (!finer && finer.status().code() == StatusCode::kCancelled) return finer.status();
-      if (!finer) {  // the finer grid would not fit: the coarser bracket stands
-        result.limited = true;
-        break;
-      }
-      run.emplace(std::move(*finer));
-      width = relativeWidth(*run, params.delta);
-      ++result.refinements;
-    }
-    result.achievedWidth = width;
-  }
-  result.run = std::make_shared<const pld::ComposedRun>(std::move(*run));
-  if (options.progress) options.progress(1.0);
+  DPX_ASSIGN_OR_RETURN(RandomAllocationRunResult result,
+                       randomAllocationRun(std::span(&spec, 1), {}, params.delta, options));
   std::lock_guard lock(runCache().mutex);
   runCache().entries.emplace_front(key, result);
   while (runCache().entries.size() > 4) runCache().entries.pop_back();

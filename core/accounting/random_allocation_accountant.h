@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "accounting/accountant.h"
@@ -106,13 +107,26 @@ struct RandomAllocationRunSpec {
 };
 Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec, double interval, double tau,
                                              const pld::ComputeControl& control = {});
+// A run in phases with random-allocation epochs: the epochs of every allocation and the steps of
+// every Poisson-subsampled Gaussian segment composed on one loss grid Δ (heterogeneous
+// composition: each kind of step discretised with the same estimate, then convolved together).
+Result<pld::ComposedRun> randomAllocationRun(std::span<const RandomAllocationRunSpec> allocations,
+                                             std::span<const pld::GaussianSegment> gaussian, double interval,
+                                             double tau, const pld::ComputeControl& control = {});
 
 struct RandomAllocationRunResult {
   std::shared_ptr<const pld::ComposedRun> run;
-  double achievedWidth = 0.0;  // (ε_upper − ε_lower)/ε_upper at the run's δ
+  double achievedWidth = 0.0;  // the bracket's relative width (bracketWidth)
   int refinements = 0;
   bool limited = false;  // a finer grid would have exceeded the work limit
 };
+
+// The same run with Δ chosen for options (the ε bracket at delta, or the δ bracket at
+// options.deltaAtEpsilon, narrower than options.accuracy) unless fixed; the grid is refined down
+// to where the allocations' sums would exceed the work limit (then `limited`). Not cached.
+Result<RandomAllocationRunResult> randomAllocationRun(std::span<const RandomAllocationRunSpec> allocations,
+                                                      std::span<const pld::GaussianSegment> gaussian, double delta,
+                                                      const ExactOptions& options);
 
 class RandomAllocationAccountant final : public Accountant {
  public:

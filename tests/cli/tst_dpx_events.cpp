@@ -227,6 +227,26 @@ class TstDpxEvents : public QObject {
     QCOMPARE(upper, dpx::test::jsonOf(knobs).value(QStringLiteral("epsilon_upper")).toDouble());
   }
 
+  // A warm-up of Poisson-subsampled Gaussian steps, then two epochs of 1-of-50 random allocation:
+  // composed on one grid by the exact accountant, less private than the warm-up alone; RDP refuses
+  // the allocation phase by name.
+  void warmUpThenRandomAllocationIsComposed() {
+    const dpx::test::CliRun r = runDpx(QString("epsilon --accountant " + pld() + " --delta 1e-5 --json --events " +
+                                               eventsFile("warmup_then_allocation.json")));
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QJsonObject o = dpx::test::jsonOf(r);
+    QCOMPARE(o.value(QStringLiteral("phases")).toArray().size(), 2);
+    const dpx::test::CliRun warmUp =
+        runDpx(QString("epsilon --accountant " + pld() + " --n 10000 --m 100 --K 400 --sigma 1 --delta 1e-5 --json"));
+    QVERIFY2(warmUp.code == 0, qPrintable(warmUp.err));
+    const double warmUpLower = dpx::test::jsonOf(warmUp).value(QStringLiteral("epsilon_lower")).toDouble();
+    QVERIFY2(o.value(QStringLiteral("epsilon_upper")).toDouble() > warmUpLower, qPrintable(r.out));
+    const dpx::test::CliRun rdpRun =
+        runDpx(QString("epsilon --accountant " + rdp() + " --events " + eventsFile("warmup_then_allocation.json")));
+    QCOMPARE(rdpRun.code, 1);
+    QVERIFY2(rdpRun.err.contains(QStringLiteral("phase 2 (random allocation")), qPrintable(rdpRun.err));
+  }
+
   void refusals() {
     QFETCH(QString, line);
     QFETCH(int, code);

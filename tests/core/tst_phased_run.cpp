@@ -2,8 +2,9 @@
 // is monotone (a run with one more phase is less private than either part) and subadditive at the
 // summed δ; a run written in pieces is the run written whole; the orders RDP ≥ PLD upper ≥ PLD
 // lower hold; q = 1 is the Gaussian mechanism (Dong, Roth & Su 2019: μ = √K/σ); every field is
-// validated with the phase, field and bound in the message; random-allocation phases are refused
-// by name.
+// validated with the phase, field and bound in the message; random-allocation phases compose
+// with Gaussian ones in the exact accountant (1-of-1 allocation is the Gaussian mechanism, so such
+// a mixed run must agree with the all-Gaussian one) and are refused by name in RDP.
 #include <QTest>
 #include <cmath>
 #include <string>
@@ -227,16 +228,43 @@ class TstPhasedRun : public QObject {
     QVERIFY(!phasedPldDelta(std::vector<Phase>{kWarmUp}, -1.0, 1e-5, {}));
   }
 
-  // A random-allocation phase is read and validated, and each accountant refuses it by name.
-  void randomAllocationPhaseIsRefusedByName() {
+  // Epochs of 1-of-1 allocation are steps of the Gaussian mechanism (q = 1): a Poisson phase
+  // followed by them, composed by the random-allocation path on its own grid, must bracket the
+  // same ε as the all-Gaussian run composed by the PLD accountant. A direction or estimate mixed
+  // up between the two kinds of step would move one bracket off the other.
+  void randomAllocationComposesWithGaussianPhases() {
+    const RandomAllocationPhase gaussianEpochs{2.0, 1, 1, 20};
+    const std::vector<Phase> mixed{kWarmUp, gaussianEpochs};
+    const std::vector<Phase> allGaussian{kWarmUp, GaussianPhase{1.0, 2.0, 20}};
+    auto viaAllocation = phasedPldEpsilon(mixed, 1e-5, {});
+    auto viaPld = phasedPldEpsilon(allGaussian, 1e-5, {});
+    QVERIFY2(viaAllocation.isOk(), viaAllocation.status().message().c_str());
+    QVERIFY2(viaPld.isOk(), viaPld.status().message().c_str());
+    qInfo("mixed [%.6f, %.6f], all Gaussian [%.6f, %.6f]", *viaAllocation->epsilonLower, *viaAllocation->epsilonUpper,
+          *viaPld->epsilonLower, *viaPld->epsilonUpper);
+    QVERIFY(*viaAllocation->epsilonLower <= *viaPld->epsilonUpper + 1e-9);
+    QVERIFY(*viaPld->epsilonLower <= *viaAllocation->epsilonUpper + 1e-9);
+    QVERIFY(*viaAllocation->epsilonUpper <= *viaPld->epsilonUpper * 1.02);
+    // Monotone: the mixed run is less private than either of its parts.
+    const RandomAllocationPhase allocation{2.0, 100, 10, 1};
+    const std::vector<Phase> warmUpThenAllocation{kWarmUp, allocation};
+    auto both = phasedPldEpsilon(warmUpThenAllocation, 1e-5, {});
+    QVERIFY2(both.isOk(), both.status().message().c_str());
+    QVERIFY(*both->epsilonUpper >= pldLower({kWarmUp}, 1e-5));
+    QVERIFY(*both->epsilonUpper >= pldLower({allocation}, 1e-5));
+    // The order of the phases does not matter.
+    auto reversed = phasedPldEpsilon(std::vector<Phase>{allocation, kWarmUp}, 1e-5, {});
+    QVERIFY(reversed.isOk());
+    QCOMPARE(reversed->epsilon, both->epsilon);
+  }
+
+  // A random-allocation phase is read and validated; alone it is the accountant's own run, and
+  // RDP refuses it by name.
+  void randomAllocationPhaseAloneAndInRdp() {
     const RandomAllocationPhase allocation{2.0, 100, 10, 1};
     const std::vector<Phase> phases{kWarmUp, allocation};
     QVERIFY(validatePhases(phases).isOk());
     QCOMPARE(phaseSteps(allocation), std::int64_t{100});
-    auto pld = phasedPldEpsilon(phases, 1e-5, {});
-    QCOMPARE(pld.status().code(), StatusCode::kUnimplemented);
-    QVERIFY2(contains(pld.status().message(), "phase 2 (random allocation: σ = 2, k = 10 of t = 100 steps, 1 epoch)"),
-             pld.status().message().c_str());
     // Alone (two pieces of one kind merge), random allocation is the accountant's own run:
     // epochs add, and the bracket holds dp_accounting pull request #414's ε ≈ 2.4265 at δ = 1e−6.
     const std::vector<Phase> alone{allocation};

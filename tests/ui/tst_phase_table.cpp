@@ -1,9 +1,12 @@
 // The phase table, offscreen: the sample DpEvents file of DP-SGD on MNIST (q = 256/60000,
 // σ = 1.1, 14063 steps) loads into one row and the ε shown — exact bracket and moments accountant
 // — is the real `dpx epsilon --events`'s; a two-phase file gives two rows and RDP ≥ PLD upper ≥
-// PLD lower; rows are added, removed and filled from the knobs; a bad cell, an unsupported event
-// and a truncated file are reported with the row, the place in the document or the byte; File →
-// Open DP events… fills the table of the main window.
+// PLD lower; rows are added, removed and filled from the knobs; a file with random allocation (alone
+// or after a Poisson warm-up) loads as allocation rows and shows the CLI's exact ε, RDP saying why
+// it has none; a row switched to the other kind takes the knobs' run of that kind; a bad cell, an
+// unsupported event and a truncated file are reported with the row, the place in the document or
+// the byte; File → Open DP events… fills the table of the main window.
+#include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -61,8 +64,8 @@ class TestPhaseTable : public QObject {
     QVERIFY2(panel.loadEventsFile(eventsFile("dpsgd_mnist.json"), &error), qPrintable(error));
     QVERIFY(spy.wait(30000));
     QCOMPARE(panel.table()->rowCount(), 1);
-    QCOMPARE(panel.table()->item(0, 0)->text(), QStringLiteral("0.004266666666666667"));
-    QCOMPARE(panel.table()->item(0, 2)->text(), QStringLiteral("14063"));
+    QCOMPARE(panel.table()->item(0, 1)->text(), QStringLiteral("0.004266666666666667"));
+    QCOMPARE(panel.table()->item(0, 3)->text(), QStringLiteral("14063"));
     const auto& r = panel.result();
     QVERIFY(r && r->pldUpper && r->pldLower && r->rdpEpsilon);
     QCOMPARE(r->delta, 1e-5);
@@ -110,11 +113,11 @@ class TestPhaseTable : public QObject {
     QCOMPARE(panel.table()->rowCount(), 2);
     QVERIFY(*panel.result()->rdpEpsilon > one);
     // A cell that is not a number: the row and the column in the message, no numbers shown.
-    panel.table()->item(1, 1)->setText(QStringLiteral("abc"));
+    panel.table()->item(1, 2)->setText(QStringLiteral("abc"));
     QVERIFY(!panel.result().has_value());
     QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("row 2, σ: 'abc' is not a number")),
              qPrintable(panel.statusLabel()->text()));
-    panel.table()->item(1, 1)->setText(QStringLiteral("0"));
+    panel.table()->item(1, 2)->setText(QStringLiteral("0"));
     QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("phase 2: noise_multiplier = 0")),
              qPrintable(panel.statusLabel()->text()));
     // From the knobs: one phase q = m/n, σ, K.
@@ -142,8 +145,47 @@ class TestPhaseTable : public QObject {
     QVERIFY(!panel.loadEventsFile(eventsFile("truncated.json"), &error));
     QVERIFY2(error.contains(QStringLiteral("at byte 300 (line 10, column 45)")), qPrintable(error));
     QCOMPARE(panel.statusLabel()->text(), error);
-    QVERIFY(!panel.loadEventsFile(eventsFile("random_allocation.json"), &error));
-    QVERIFY2(error.contains(QStringLiteral("phase 1 (random allocation")), qPrintable(error));
+  }
+
+  void randomAllocationRowsShowTheCliEpsilon() {
+    ParameterModel model;
+    PhaseTablePanel panel(&model);
+    QVERIFY(waitForResult(panel));
+    for (const char* name : {"random_allocation.json", "warmup_then_allocation.json"}) {
+      QSignalSpy spy(&panel, &PhaseTablePanel::computed);
+      QString error;
+      QVERIFY2(panel.loadEventsFile(eventsFile(name), &error), qPrintable(error));
+      QVERIFY(spy.wait(60000));
+      const auto& r = panel.result();
+      QVERIFY2(r && r->pldUpper && r->pldLower, qPrintable(panel.pldLabel()->text()));
+      const QJsonObject pld = dpxEpsilon(accounting::accountantOf<accounting::PldAccountant>(), eventsFile(name));
+      QVERIFY(!pld.isEmpty());
+      QCOMPARE(formatNumber(*r->pldUpper), formatNumber(pld.value(QStringLiteral("epsilon_upper")).toDouble()));
+      QVERIFY2(panel.rdpLabel()->text().contains(QStringLiteral("no Rényi DP bound")),
+               qPrintable(panel.rdpLabel()->text()));
+    }
+    // The second file: a Poisson row, then an allocation row (σ = 2, k = 1 of t = 50, 2 epochs).
+    QCOMPARE(panel.table()->rowCount(), 2);
+    const auto phases = panel.phases();
+    QVERIFY(phases.isOk());
+    QCOMPARE(std::get<accounting::RandomAllocationPhase>(phases->at(1)),
+             (accounting::RandomAllocationPhase{2.0, 50, 1, 2}));
+    QVERIFY(!panel.table()->item(1, 1)->flags().testFlag(Qt::ItemIsEditable));  // no q for an allocation
+    QCOMPARE(panel.table()->item(1, 4)->text(), QStringLiteral("50"));
+    // Switched to Poisson, the row takes the knobs' q and K and keeps its σ.
+    auto* kind = qobject_cast<QComboBox*>(panel.table()->cellWidget(1, 0));
+    QVERIFY(kind);
+    kind->setCurrentIndex(0);
+    QVERIFY(waitForResult(panel));
+    const auto converted = std::get<accounting::GaussianPhase>(panel.phases()->at(1));
+    QCOMPARE(converted, (accounting::GaussianPhase{model.params().q(), 2.0, model.params().K}));
+    QVERIFY(panel.result()->rdpEpsilon.has_value());
+    // An allocation cell that is not whole: the row and the field.
+    kind->setCurrentIndex(1);
+    QVERIFY(waitForResult(panel));
+    panel.table()->item(1, 5)->setText(QStringLiteral("1.5"));
+    QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("row 2, k: 1.5 must be a whole number")),
+             qPrintable(panel.statusLabel()->text()));
   }
 
   void mainWindowOpensDpEvents() {
