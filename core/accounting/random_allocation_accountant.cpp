@@ -469,6 +469,7 @@ Result<pld::ComposedRun> randomAllocationRun(const RandomAllocationRunSpec& spec
 namespace {
 
 constexpr int kMaxRefinements = 6;
+constexpr double kCoarseStart = 8.0;
 // The automatic grid stops refining where one step's two chains would cost more than this many
 // inner-loop operations (a few seconds on two cores): a coarser grid still gives a rigorous
 // bracket, reported with its width and a caveat.
@@ -538,7 +539,10 @@ Result<RandomAllocationRunResult> randomAllocationRun(std::span<const RandomAllo
   } else {
     const std::vector<AllocationStepKind> kinds = stepKindsOf(allocations);
     const double finest = finestInterval(kinds);
-    double interval = std::max(initialInterval(kinds, gaussian), finest);
+    // The composition's window alone would often start at the finest grid the work allows; a
+    // first grid 8 times coarser costs 1/64 of that and measures the width the refinement aims from.
+    double interval = std::max(initialInterval(kinds, gaussian), std::min(kCoarseStart * finest, 0.25));
+    interval = std::max(interval, finest);
     DPX_ASSIGN_OR_RETURN(pld::ComposedRun first,
                          randomAllocationRun(allocations, gaussian, interval, tau, controlFor(options, 0.0, 0.25)));
     double width = bracketWidth(first, delta, options);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "cli_util.h"
+#include "test_util.h"
 #include "training/dataset.h"
 
 using dpx::test::jsonOf;
@@ -62,6 +63,11 @@ class TestDpxReproduce : public QObject {
   // The contract: published beside measured (mean, min, max over seeds), ε, δ, σ, accountant.
   void baselineMeetsThePublishedAccuracy() {
     if (!fashionMnistInstalled()) QSKIP("dataset-fashion-mnist is not installed (scripts/test.sh installs it)");
+    if (dpx::test::kSanitizedBuild) {
+      QSKIP(
+          "an accuracy claim, checked by the plain build (its 15 epochs of Fashion-MNIST take a minute under "
+          "sanitizers; trainDefaultsReachTheNonPrivateOptimum runs the same trainer there)");
+    }
     const auto r = runDpx(QStringLiteral("reproduce fmnist-logistic-baseline --seeds 1 --json --quiet"));
     QCOMPARE(r.code, 0);
     const QJsonObject o = jsonOf(r);
@@ -81,14 +87,18 @@ class TestDpxReproduce : public QObject {
     QCOMPARE(row.value(QStringLiteral("measured_min")).toDouble(), accuracy);
   }
 
-  // The same through `dpx train`: its defaults (m = 64, η = 0.5, λ = 1e−6, momentum) and 30 epochs.
+  // The same through `dpx train`: its defaults (m = 64, η = 0.5, λ = 1e−6, momentum) and 30 epochs
+  // (under sanitizers one epoch, which already learns most of it: the same code, a 30th of the time).
   void trainDefaultsReachTheNonPrivateOptimum() {
     if (!fashionMnistInstalled()) QSKIP("dataset-fashion-mnist is not installed (scripts/test.sh installs it)");
-    const auto r =
-        runDpx(QStringLiteral("train --data builtin:fashion-mnist --mechanism sgd --epochs 30 --json --quiet"));
+    const int epochs = dpx::test::kSanitizedBuild ? 1 : 30;
+    const auto r = runDpx(
+        QStringLiteral("train --data builtin:fashion-mnist --mechanism sgd --epochs %1 --json --quiet").arg(epochs));
     QCOMPARE(r.code, 0);
     const QJsonObject o = jsonOf(r);
-    QVERIFY(o.value(QStringLiteral("test_accuracy")).toDouble() >= 0.84);
+    const double accuracy = o.value(QStringLiteral("test_accuracy")).toDouble();
+    qInfo("dpx train, %d epoch(s): %.4f", epochs, accuracy);
+    QVERIFY(accuracy >= (dpx::test::kSanitizedBuild ? 0.78 : 0.84));
   }
 
   void trainingFlags() {
@@ -198,7 +208,8 @@ class TestDpxReproduce : public QObject {
   // The optimiser reaches the accountants through the knobs: the analyses that follow plain steps
   // are not applicable with momentum; composition accountants are.
   void epsilonWithAnOptimizer() {
-    const auto r = runDpx(QStringLiteral("epsilon --accountant all --optimizer momentum --json"));
+    const auto r =
+        runDpx(QStringLiteral("epsilon --accountant all --optimizer momentum --json") + dpx::test::quickRun());
     QCOMPARE(r.code, 0);
     const QJsonArray all = QJsonDocument::fromJson(r.out.toUtf8()).array();
     QVERIFY(!all.isEmpty());

@@ -14,6 +14,7 @@
 #include "accounting/privacy_statement.h"
 #include "accounting/registry.h"
 #include "io/json_writer.h"
+#include "test_util.h"
 
 using namespace dpx::core;
 using namespace dpx::core::accounting;
@@ -57,7 +58,11 @@ class TestPrivacyStatement : public QObject {
   void runs_data() {
     QTest::addColumn<Params>("params");
     QTest::addColumn<double>("discretisation");  // ≤ 0: automatic
-    QTest::newRow("defaults (MNIST, Bu et al. 2020 Table 1 row 2)") << Params{} << 0.0;
+    // Under sanitizers at n = 2560 (t = 10 steps per epoch): random allocation's log-grid sums at
+    // the defaults' t = 235 are most of a sanitized run.
+    Params defaults;
+    if (dpx::test::kSanitizedBuild) defaults.n = 2560;
+    QTest::newRow("defaults (MNIST, Bu et al. 2020 Table 1 row 2)") << defaults << 0.0;
     Params uniform;
     uniform.sampling = Sampling::kUniform;
     uniform.neighbouring = Neighbouring::kReplaceOne;
@@ -151,7 +156,10 @@ class TestPrivacyStatement : public QObject {
   void snippetsCarryTheRun() {
     QFETCH(int, target);
     QFETCH(QStringList, mustContain);
-    const Result<PrivacyStatement> s = makePrivacyStatement(distinctive());
+    // The snippet carries the knobs, not the numbers: a coarse bracket under sanitizers.
+    EpsilonOptions options;
+    if (dpx::test::kSanitizedBuild) options.exact.accuracy = 0.5;
+    const Result<PrivacyStatement> s = makePrivacyStatement(distinctive(), options);
     QVERIFY(s.isOk());
     const HandoffTarget t = static_cast<HandoffTarget>(target);
     const QString snippet = QString::fromStdString(handoffSnippet(t, *s));
@@ -165,7 +173,9 @@ class TestPrivacyStatement : public QObject {
 
   // K steps in fit() calls of n // m steps: 4567 = 11·406 + 101 for n // m = 406.
   void kerasStepsAddUpToK() {
-    const Result<PrivacyStatement> s = makePrivacyStatement(distinctive());
+    EpsilonOptions options;
+    if (dpx::test::kSanitizedBuild) options.exact.accuracy = 0.5;
+    const Result<PrivacyStatement> s = makePrivacyStatement(distinctive(), options);
     QVERIFY(s.isOk());
     const QString snippet = QString::fromStdString(handoffSnippet(HandoffTarget::kJaxPrivacy, *s));
     QVERIFY(snippet.contains(QStringLiteral("epochs=11, steps_per_epoch=406")));
