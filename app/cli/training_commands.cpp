@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "accounting/registry.h"
 #include "cli.h"
 #include "commands.h"
 #include "common/format.h"
@@ -21,12 +22,32 @@ using core::Result;
 using core::Status;
 using namespace core::training;
 
+namespace {
+
+// "dp-sgd only: rdp | gdp | pld | random-allocation; default: the one that analyses the run's
+// --sampling (balls-in-bins: random-allocation), else rdp".
+std::string dpSgdAccountantHelp() {
+  std::string ids, bySampling;
+  for (std::string_view id : accountantsFor(Mechanism::kDpSgd)) {
+    ids += (ids.empty() ? "" : " | ") + std::string(id);
+    const core::accounting::Accountant* a = core::accounting::findAccountant(id);
+    if (a && a->assumptions().sampling != mechanismInfo(Mechanism::kDpSgd).sampling) {
+      bySampling += (bySampling.empty() ? "" : ", ") + std::string(core::samplingName(a->assumptions().sampling)) +
+                    ": " + std::string(id);
+    }
+  }
+  return "dp-sgd only: " + ids + "; default: the one that analyses the run's --sampling (" + bySampling + "), else " +
+         std::string(accountantsFor(Mechanism::kDpSgd).front());
+}
+
+}  // namespace
+
 void addTrainingOptions(CommandLine& parser) {
   addKnobOptions(parser);
   parser.addOption("data", "builtin:digits | builtin:breast-cancer | builtin:fashion-mnist | a CSV, LIBSVM or IDX path",
                    "source");
   parser.addOption("mechanism", "dp-sgld (default) | dp-sgd | cyclic | outpert | sgld-posterior | sgd", "id");
-  parser.addOption("accountant", "dp-sgd only: rdp (default) | gdp | pld", "id");
+  parser.addOption("accountant", dpSgdAccountantHelp(), "id");
   parser.addOption("target-epsilon", "calibrate σ (sgld-posterior: η) so the run's ε at δ is at most this", "E");
   parser.addOption("seed", "random seed (default 1)", "S");
   parser.addOption("threads", "worker threads, 0 = all cores (default)", "T");

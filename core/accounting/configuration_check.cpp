@@ -21,7 +21,10 @@ struct Reported {
   std::optional<Sampling> mechanismSampling;
 };
 
-Result<Reported> resolveReported(const std::string& reported) {
+// A mechanism's accountants are alternatives: those of the batching the run declares when the
+// mechanism has an analysis of it (dp-sgd on balls-in-bins batches: random allocation), else
+// those of the mechanism's own sampler (dp-sgd: rdp, gdp and pld, whatever the run's batches).
+Result<Reported> resolveReported(const std::string& reported, std::optional<Sampling> runSampling) {
   if (reported.empty()) return Reported{{&accountantOf<RdpAccountant>(), &accountantOf<PldAccountant>()}, std::nullopt};
   if (const Accountant* a = findAccountant(reported)) return Reported{{a}, std::nullopt};
   const std::optional<training::Mechanism> mechanism = training::parseMechanism(reported);
@@ -29,9 +32,16 @@ Result<Reported> resolveReported(const std::string& reported) {
     return Status::invalidArgument("'" + reported + "' is neither an accountant (" + accountantIdList() +
                                    ") nor a training mechanism (" + training::mechanismIdList() + ")");
   }
-  Reported out{{}, training::mechanismInfo(*mechanism).sampling};
+  const Sampling own = training::mechanismInfo(*mechanism).sampling;
+  Reported out{{}, own};
+  Sampling analysed = own;
   for (std::string_view id : training::accountantsFor(*mechanism)) {
-    if (const Accountant* a = findAccountant(id)) out.accountants.push_back(a);
+    const Accountant* a = findAccountant(id);
+    if (a && runSampling && a->assumptions().sampling == *runSampling) analysed = *runSampling;
+  }
+  for (std::string_view id : training::accountantsFor(*mechanism)) {
+    const Accountant* a = findAccountant(id);
+    if (a && a->assumptions().sampling == analysed) out.accountants.push_back(a);
   }
   if (out.accountants.empty()) {
     return Status::invalidArgument("mechanism " + reported + " is not private: no accountant reports its ε");
@@ -337,7 +347,7 @@ Result<ConfigurationCheck> checkConfiguration(const Params& params, const CheckO
   if (options.targetEpsilon && !(*options.targetEpsilon > 0.0 && std::isfinite(*options.targetEpsilon))) {
     return Status::invalidArgument("target ε = " + formatNumber(*options.targetEpsilon) + ": must be a number > 0");
   }
-  DPX_ASSIGN_OR_RETURN(const Reported reported, resolveReported(options.reported));
+  DPX_ASSIGN_OR_RETURN(const Reported reported, resolveReported(options.reported, params.sampling));
   ConfigurationCheck check;
   check.runSampling = params.sampling ? params.sampling : reported.mechanismSampling;
   for (const Accountant* a : reported.accountants) check.accountants.emplace_back(a->id());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/tradeoff.h"
 #include "audit/membership_inference.h"
@@ -32,6 +33,8 @@ std::vector<AccountantEpsilon> accountantEpsilons(const training::TrainingResult
     if (id == run.run.accountant) continue;
     const accounting::Accountant* a = accounting::findAccountant(id);
     if (!a) continue;
+    // A composition that takes seconds (random allocation) is worth it only where it applies.
+    if (!a->isAnalytic() && a->assumptions().sampling != p.sampling.value_or(a->assumptions().sampling)) continue;
     Result<accounting::EpsilonResult> e = a->epsilon(p);
     if (!e) continue;  // an analysis that cannot answer for this run proves nothing here
     out.push_back({std::string(id), e->epsilon, e->bound, a->check(p).empty()});
@@ -55,8 +58,11 @@ std::optional<accounting::TradeoffCurve> provenCurveOf(const AuditReport& report
   std::optional<accounting::TradeoffCurve> curve;
   std::string provers;
   for (const AccountantEpsilon& a : report.accountantEpsilons) {
+    // DP-SGD's tightest curves are its compositions' (Poisson's PLD, or random allocation's for
+    // balls-in-bins batches); whichever applies.
     if (a.kind != accounting::BoundKind::kUpper || !a.applicable ||
-        (dpSgd && a.accountant != accounting::accountantOf<accounting::PldAccountant>().id()))
+        (dpSgd && a.accountant != accounting::accountantOf<accounting::PldAccountant>().id() &&
+         a.accountant != accounting::accountantOf<accounting::RandomAllocationAccountant>().id()))
       continue;
     const accounting::Accountant* accountant = accounting::findAccountant(a.accountant);
     if (!accountant) continue;
@@ -70,11 +76,14 @@ std::optional<accounting::TradeoffCurve> provenCurveOf(const AuditReport& report
     provers += (provers.empty() ? "" : ", ") + a.accountant;
   }
   if (!curve) {
-    source = dpSgd ? "none: the pld accountant gave no curve applicable to this run"
+    source = dpSgd ? "none: neither the pld nor the random-allocation accountant gave a curve applicable to this run"
                    : "none: no applicable upper-bound accountant gives a trade-off curve for this run";
+  } else if (dpSgd && provers == accounting::accountantOf<accounting::PldAccountant>().id()) {
+    source = "pld (pessimistic exact composition, add and remove neighbours)";
+  } else if (dpSgd && provers == accounting::accountantOf<accounting::RandomAllocationAccountant>().id()) {
+    source = "random-allocation (pessimistic composition of balls-in-bins epochs, add and remove neighbours)";
   } else {
-    source = dpSgd ? "pld (pessimistic exact composition, add and remove neighbours)"
-                   : "pointwise maximum of the curves of " + provers;
+    source = "pointwise maximum of the curves of " + provers;
   }
   return curve;
 }

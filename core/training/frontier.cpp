@@ -100,7 +100,9 @@ class FrontierRunner {
       series.mechanism = m_request.mechanisms[s];
       // The accountant its runs report (a bad choice fails each point's trainer, which says why).
       const std::string requested = series.mechanism == Mechanism::kDpSgd ? m_request.base.accountant : std::string();
-      if (Result<std::string> id = resolveAccountant(series.mechanism, requested)) series.accountant = *id;
+      if (Result<std::string> id = resolveAccountant(series.mechanism, requested, m_request.base.knobs.sampling)) {
+        series.accountant = *id;
+      }
       series.points.resize(points);
       m_result.series.push_back(series);
       for (std::size_t i = 0; i < points; ++i) {

@@ -8,6 +8,7 @@
 #include "accounting/gdp_accountant.h"
 #include "accounting/output_perturbation_accountant.h"
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/rdp_accountant.h"
 #include "accounting/registry.h"
 #include "accounting/sgld_accountant.h"
@@ -30,7 +31,7 @@ const std::array<MechanismInfo, 6>& infos() {
       {Mechanism::kDpSgld, "dp-sgld", "DP-SGLD (Langevin, last iterate)", Sampling::kUniform, false, false,
        idsOf<SgldAccountant>(), Optimizer::kSgd, "Ryffel, Bach & Pointcheval 2022, Alg. 1"},
       {Mechanism::kDpSgd, "dp-sgd", "DP-SGD (Poisson, clipped)", Sampling::kPoisson, true, false,
-       idsOf<RdpAccountant, GdpAccountant, PldAccountant>(), Optimizer::kSgd,
+       idsOf<RdpAccountant, GdpAccountant, PldAccountant, RandomAllocationAccountant>(), Optimizer::kSgd,
        "Abadi et al. 2016; Bu, Dong, Long & Su 2020, NoisySGD"},
       {Mechanism::kCyclic, "cyclic", "Cyclic DP-SGD (last iterate)", Sampling::kCyclic, false, true,
        idsOf<CyclicAccountant>(), Optimizer::kSgd, "Kong & Ribero 2024"},
@@ -91,10 +92,22 @@ bool clipsWithUserNorm(Mechanism m) { return mechanismInfo(m).clipsWithUserNorm;
 bool isPrivate(Mechanism m) { return !mechanismInfo(m).accountants.empty(); }
 Optimizer defaultOptimizer(Mechanism m) { return mechanismInfo(m).optimizer; }
 
-Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested) {
+Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested,
+                                      std::optional<Sampling> sampling) {
   const auto accountants = accountantsFor(mechanism);
   if (accountants.empty()) return std::string();
-  std::string id = requested.empty() ? std::string(accountants.front()) : requested;
+  if (requested.empty()) {
+    // The first analysis of the batching the run uses (balls-in-bins DP-SGD: random allocation),
+    // else the mechanism's first.
+    if (sampling && *sampling != mechanismInfo(mechanism).sampling) {
+      for (std::string_view id : accountants) {
+        const accounting::Accountant* a = accounting::findAccountant(id);
+        if (a && a->assumptions().sampling == *sampling) return std::string(id);
+      }
+    }
+    return std::string(accountants.front());
+  }
+  const std::string& id = requested;
   if (std::find(accountants.begin(), accountants.end(), id) != accountants.end()) return id;
   std::string allowed;
   for (std::string_view a : accountants) allowed += (allowed.empty() ? "" : ", ") + std::string(a);

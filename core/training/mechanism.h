@@ -56,8 +56,11 @@ std::optional<Mechanism> parseMechanism(std::string_view id);
 std::string mechanismIdList(bool privateOnly = false);
 std::span<const std::string_view> accountantsFor(Mechanism m);
 // The accountant a run of the mechanism reports: `requested` if it analyses the mechanism (only
-// dp-sgd has a choice), its first when empty, "" for sgd; an error naming the allowed ones.
-Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested);
+// dp-sgd has a choice); when empty, the first whose assumed sampling is the run's `sampling` if
+// that is not the mechanism's own (dp-sgd on balls-in-bins batches: random allocation), else the
+// first; "" for sgd; an error naming the allowed ones.
+Result<std::string> resolveAccountant(Mechanism mechanism, const std::string& requested,
+                                      std::optional<Sampling> sampling = std::nullopt);
 bool clipsWithUserNorm(Mechanism m);
 Optimizer defaultOptimizer(Mechanism m);
 bool isPrivate(Mechanism m);

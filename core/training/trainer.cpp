@@ -357,7 +357,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainerConfig& config,
   run.mechanism = config.mechanism;
   run.sampling = config.knobs.sampling.value_or(mechanismInfo(config.mechanism).sampling);
   run.optimizer = config.knobs.optimizer.value_or(defaultOptimizer(config.mechanism));
-  DPX_ASSIGN_OR_RETURN(const std::string accountantId, resolveAccountant(config.mechanism, config.accountant));
+  DPX_ASSIGN_OR_RETURN(const std::string accountantId,
+                       resolveAccountant(config.mechanism, config.accountant, config.knobs.sampling));
   run.accountant = accountantId;
 
   Params p = config.knobs;

@@ -68,6 +68,8 @@ void TestDpxCheck::findings_data() {
       << QStringLiteral("--accountant shuffle --sampling shuffle") << QStringLiteral("error:accountant") << 1;
   QTest::newRow("dp-sgd's accountants include an estimate, as alternatives")
       << QStringLiteral("--mechanism dp-sgd") << QString() << 0;
+  QTest::newRow("dp-sgd on balls-in-bins batches: random allocation reports it")
+      << QStringLiteral("--mechanism dp-sgd --sampling balls-in-bins") << QString() << 0;
   QTest::newRow("errors first") << QStringLiteral("--sigma 0.3 --sampling cyclic --delta 0.01 --accountant rdp")
                                 << QStringLiteral("error:sampling error:delta warning:epsilon") << 1;
 }

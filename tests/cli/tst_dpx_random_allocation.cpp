@@ -2,6 +2,7 @@
 // Shenfeld 2025): the k and t flags reach the analysis (native keys steps_per_epoch, selections,
 // epochs), --sampling balls-in-bins is accepted, a bad k is refused with its flag named, and a
 // statement of a balls-in-bins run verifies.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -73,6 +74,31 @@ class TestDpxRandomAllocation : public QObject {
     const CliRun checked = runDpx({QStringLiteral("verify"), file});
     QVERIFY2(checked.code == 0, qPrintable(describe(checked)));
     QVERIFY2(checked.out.startsWith(QStringLiteral("verified: ")), qPrintable(checked.out));
+  }
+
+  // DP-SGD trained on balls-in-bins batches is calibrated and reported by random allocation, the
+  // analysis of those batches (rdp would be flagged: it assumes Poisson sampling); `dpx check`
+  // names it as the run's accountant.
+  void ballsInBinsTrainingIsAccountedByRandomAllocation() {
+    const CliRun r =
+        runDpx(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --sampling balls-in-bins "
+                              "--epochs 1 --target-epsilon 2 --json --quiet"));
+    QVERIFY2(r.code == 0, qPrintable(describe(r)));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("accountant")).toString(), QStringLiteral("random-allocation"));
+    QVERIFY(o.value(QStringLiteral("epsilon")).toDouble() <= 2.0);
+    QVERIFY2(o.value(QStringLiteral("violations")).toArray().isEmpty(), qPrintable(r.out));
+    const CliRun named =
+        runDpx(QStringLiteral("train --data builtin:digits --mechanism dp-sgd --sampling "
+                              "balls-in-bins --accountant rdp --epochs 1 --target-epsilon 2 --json "
+                              "--quiet"));
+    QVERIFY2(named.code == 0, qPrintable(describe(named)));
+    QVERIFY(
+        !QJsonDocument::fromJson(named.out.toUtf8()).object().value(QStringLiteral("violations")).toArray().isEmpty());
+    const CliRun check = runDpx(QStringLiteral("check --mechanism dp-sgd --sampling balls-in-bins --json"));
+    QCOMPARE(check.code, 0);
+    QCOMPARE(QJsonDocument::fromJson(check.out.toUtf8()).object().value(QStringLiteral("accountants")).toArray(),
+             (QJsonArray{QStringLiteral("random-allocation")}));
   }
 };
 

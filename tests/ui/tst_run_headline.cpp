@@ -94,6 +94,29 @@ class TestRunHeadline : public QObject {
     }
   }
 
+  // Balls-in-bins batches: the Poisson analyses do not apply; random allocation does, and at these
+  // knobs it is the tightest upper bound (the fixed-order bound, q = 1, is far looser).
+  void ballsInBinsBatchesTakeRandomAllocation() {
+    Params p;
+    p.sampling = Sampling::kBallsInBins;
+    p.n = 2560;  // t = 10 steps per epoch: a quick composition
+    p.K = 100;   // 10 epochs
+    const AnalyticsSnapshot s = analyticsOf(p);
+    const std::atomic<bool> cancel{false};
+    std::optional<PldSnapshot> pld = computePld(p, false, cancel, [](double) {});
+    QVERIFY(pld && pld->randomAllocation.epsilon);
+    const std::optional<RunHeadline> h = runHeadline(s, &*pld);
+    QVERIFY(h);
+    QCOMPARE(h->accountantId, pld->randomAllocation.id);
+    QCOMPARE(h->epsilon, *pld->randomAllocation.epsilon->epsilonUpper);
+    QCOMPARE(h->sampler, std::string("balls-in-bins"));
+    bool poissonListed = false;
+    for (const std::string& line : h->notApplying) poissonListed = poissonListed || line.rfind("pld — ", 0) == 0;
+    QVERIFY(poissonListed);
+    const std::optional<RunHeadline> without = runHeadline(s, nullptr);  // before the sampler stage
+    QVERIFY(without && without->epsilon > h->epsilon);
+  }
+
   void windowShowsTheHeadlineAboveTheTable() {
     QSettings settings(QDir::temp().filePath(QStringLiteral("tst_run_headline.ini")), QSettings::IniFormat);
     settings.clear();

@@ -5,6 +5,7 @@
 
 #include "accounting/deterministic_accountant.h"
 #include "accounting/pld_accountant.h"
+#include "accounting/random_allocation_accountant.h"
 #include "accounting/registry.h"
 #include "training/mechanism.h"
 
@@ -84,6 +85,26 @@ std::optional<RunHeadline> runHeadline(const AnalyticsSnapshot& analytics, const
         best->epsilon = upper;
         best->delta = pld->epsilon->delta;
         best->exact = true;
+      }
+    }
+  }
+  // Random allocation, computed beside the Poisson bracket for a run that batches without Poisson
+  // sampling: the bound of balls-in-bins batches (the upper end of its bracket).
+  const AccountantSummary* allocation = pld && pld->params == analytics.params ? &pld->randomAllocation : nullptr;
+  if (allocation && allocation->epsilon &&
+      allocation->id == core::accounting::accountantOf<core::accounting::RandomAllocationAccountant>().id()) {
+    if (!allocation->violations.empty()) {
+      all.notApplying.push_back(notApplyingLine(allocation->id, allocation->violations));
+    } else {
+      ++all.applicable;
+      const double upper = allocation->epsilon->epsilonUpper.value_or(allocation->epsilon->epsilon);
+      if (std::isfinite(upper) && (!best || upper < best->epsilon)) {
+        best = RunHeadline{};
+        best->accountantId = allocation->id;
+        best->accountantName = allocation->name + ", its bracket's upper end";
+        best->citation = allocation->citation;
+        best->epsilon = upper;
+        best->delta = allocation->epsilon->delta;
       }
     }
   }
