@@ -403,6 +403,7 @@ void MainWindow::connectViews() {
   connect(views, &PrivacyViews::shuffleReady, this, [this](std::shared_ptr<const PldSnapshot> snapshot) {
     m_charts->showPld(*snapshot);
     m_table->showPld(*snapshot);
+    refreshHeadline();  // the sampler stage brings random allocation, the bound of balls-in-bins batches
     Q_EMIT shuffleApplied();
   });
   connect(views, &PrivacyViews::pldCleared, this, [this] {
@@ -765,14 +766,15 @@ void MainWindow::refreshHeadline() {
   } else {
     text = QStringLiteral(
                "<span style='font-size:115%'><b>This run: ε ≤ %1 at δ = %2</b></span> — %3 (%4), %5 "
-               "that apply to DP-SGD on %9 batches. A membership-inference attack's "
+               "to DP-SGD on %9 batches. A membership-inference attack's "
                "true-positive rate at %6 % false positives is at most <b>%7 %</b>%8.")
                .arg(num(h->epsilon, 4), num(h->delta, 3), QString::fromStdString(h->accountantId).toHtmlEscaped(),
                     QString::fromStdString(h->exact ? h->accountantName + ", exact bracket's upper end"
                                                     : h->accountantName)
                         .toHtmlEscaped(),
-                    h->applicable == 1 ? QStringLiteral("the one upper bound")
-                                       : QStringLiteral("the tightest of the %1 upper bounds").arg(h->applicable),
+                    h->applicable == 1
+                        ? QStringLiteral("the one upper bound that applies")
+                        : QStringLiteral("the tightest of the %1 upper bounds that apply").arg(h->applicable),
                     num(100 * kHeadlineFpr, 3), num(100 * h->tprAtFpr, 3),
                     h->tprExact ? QStringLiteral(" (its exact trade-off curve)") : QString(),
                     h->sampler == "poisson" ? QStringLiteral("Poisson") : QString::fromStdString(h->sampler));

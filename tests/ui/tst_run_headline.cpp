@@ -128,6 +128,18 @@ class TestRunHeadline : public QObject {
     QVERIFY2(text.contains(QStringLiteral("This run: ε ≤")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("pld")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("at most")), qPrintable(text));
+    // Balls-in-bins batches: once the sampler stage is in, random allocation is the headline.
+    Params p = window.model()->params();
+    p.sampling = Sampling::kBallsInBins;
+    p.n = 2560;
+    p.K = 100;
+    window.model()->setAll(p, QStringLiteral("balls-in-bins"));
+    // The default run's sampler stage may still land first: wait for this run's.
+    QTRY_VERIFY_WITH_TIMEOUT(window.headline()->text().contains(QStringLiteral("random-allocation")), 120000);
+    const QString allocated = window.headline()->text();
+    QVERIFY2(allocated.contains(QStringLiteral("balls-in-bins")), qPrintable(allocated));
+    QVERIFY2(allocated.contains(QStringLiteral("that applies")) || allocated.contains(QStringLiteral("that apply")),
+             qPrintable(allocated));
   }
 };
 
