@@ -3,7 +3,8 @@
 #
 # Installs clang (Debian's, with libFuzzer and the sanitizer runtimes) when missing, configures
 # a clang build with ASan + UBSan + coverage in build-fuzz/ (DPX_BUILD_FUZZERS=ON), builds the
-# harnesses of tests/fuzz and runs each for SECONDS (default 600) starting from its seed corpus
+# harnesses of tests/fuzz and runs each for SECONDS (default 600; DPX_JOBS or nproc of them at a
+# time) starting from its seed corpus
 # in tests/data/fuzz/<harness>/ and the kept reproducers in tests/data/fuzz/regressions/<harness>/.
 # New coverage goes to build-fuzz/corpus/<harness>/, findings to build-fuzz/crashes/<harness>/
 # (crash-*, leak-*, timeout-*, oom-*). Exits non-zero when any harness found something.
@@ -50,30 +51,52 @@ failed=()
 summary=()
 marker="$FUZZ_DIR/.fuzz-run-start"
 touch "$marker"
-for harness in "${HARNESSES[@]}"; do
-  seeds="$DPX_ROOT/tests/data/fuzz/$harness"
-  regressions="$DPX_ROOT/tests/data/fuzz/regressions/$harness"
-  corpus="$FUZZ_DIR/corpus/$harness"
-  crashes="$FUZZ_DIR/crashes/$harness"
-  log="$FUZZ_DIR/logs/$harness.log"
+# One harness, its exit status written beside its log (the harnesses run $JOBS at a time: each
+# libFuzzer process is single-threaded).
+run_harness() {
+  local harness="$1"
+  local seeds="$DPX_ROOT/tests/data/fuzz/$harness"
+  local regressions="$DPX_ROOT/tests/data/fuzz/regressions/$harness"
+  local corpus="$FUZZ_DIR/corpus/$harness"
+  local crashes="$FUZZ_DIR/crashes/$harness"
+  local log="$FUZZ_DIR/logs/$harness.log"
   mkdir -p "$corpus" "$crashes" "$(dirname "$log")"
-  dirs=("$corpus" "$seeds")
+  local dirs=("$corpus" "$seeds")
   [ -d "$regressions" ] && dirs+=("$regressions")
-  dict=()
+  local dict=()
   [ -f "$DPX_ROOT/tests/fuzz/$harness.dict" ] && dict=(-dict="$DPX_ROOT/tests/fuzz/$harness.dict")
+  local max_len
   case "$harness" in
     idx | gzip) max_len=65536 ;;  # room for a compressed payload
     *) max_len=16384 ;;
   esac
-  echo "== fuzz_$harness: ${SECONDS_PER_HARNESS}s (log: $log)"
-  status=0
+  local status=0
   "$FUZZ_DIR/tests/fuzz/fuzz_$harness" "${dirs[@]}" "${dict[@]}" \
     -max_total_time="$SECONDS_PER_HARNESS" -rss_limit_mb=2048 -timeout=10 -max_len="$max_len" \
     -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+  echo "$status" >"$FUZZ_DIR/logs/$harness.status"
+}
+
+running=0
+for harness in "${HARNESSES[@]}"; do
+  echo "== fuzz_$harness: ${SECONDS_PER_HARNESS}s (log: $FUZZ_DIR/logs/$harness.log)"
+  run_harness "$harness" &
+  running=$((running + 1))
+  if [ "$running" -ge "$JOBS" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+for harness in "${HARNESSES[@]}"; do
+  crashes="$FUZZ_DIR/crashes/$harness"
+  log="$FUZZ_DIR/logs/$harness.log"
+  status="$(cat "$FUZZ_DIR/logs/$harness.status" 2>/dev/null || echo '?')"
   execs="$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo '?')"
   found="$(find "$crashes" -type f -newer "$marker" | wc -l)"
   summary+=("fuzz_$harness: ${SECONDS_PER_HARNESS}s, $execs executions, exit $status, $found new finding(s) in $crashes")
-  if [ "$status" -ne 0 ] || [ "$found" -gt 0 ]; then
+  if [ "$status" != 0 ] || [ "$found" -gt 0 ]; then
     failed+=("$harness")
     tail -n 40 "$log" >&2
   fi
