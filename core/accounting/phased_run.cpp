@@ -195,6 +195,16 @@ Result<std::vector<pld::GaussianSegment>> gaussianSegments(std::span<const Phase
 
 namespace {
 
+// The random-allocation accountant's run as the phased run's result (its work limit included).
+PldRunResult pldRunOf(const RandomAllocationRunResult& r) {
+  PldRunResult out;
+  out.run = r.run;
+  out.achievedWidth = r.achievedWidth;
+  out.refinements = r.refinements;
+  out.workLimited = r.limited;
+  return out;
+}
+
 // A run of random-allocation epochs alone (equal σ, t and k once merged) is the random-allocation
 // accountant's run: the knobs that describe it (t steps per epoch, k selections, E epochs as
 // K = t·E steps over n = t·m records) go through its validation, grid choice and cache.
@@ -212,12 +222,7 @@ Result<PldRunResult> allocationRun(const RandomAllocationPhase& phase, double de
                                    "): " + s.message());
   }
   DPX_ASSIGN_OR_RETURN(const RandomAllocationRunResult r, RandomAllocationAccountant::run(p, options));
-  PldRunResult out;
-  out.run = r.run;
-  out.achievedWidth = r.achievedWidth;
-  out.refinements = r.refinements;
-  out.workLimited = r.limited;
-  return out;
+  return pldRunOf(r);
 }
 
 }  // namespace
@@ -236,12 +241,7 @@ Result<PldRunResult> phasedPldRun(std::span<const Phase> phases, double delta, c
   // Random allocation beside other phases: every step on one grid, chosen as the
   // random-allocation accountant chooses it (its work limit included).
   DPX_ASSIGN_OR_RETURN(const RandomAllocationRunResult r, randomAllocationRun(allocations, segments, delta, options));
-  PldRunResult out;
-  out.run = r.run;
-  out.achievedWidth = r.achievedWidth;
-  out.refinements = r.refinements;
-  out.workLimited = r.limited;
-  return out;
+  return pldRunOf(r);
 }
 
 Result<EpsilonResult> phasedPldEpsilon(std::span<const Phase> phases, double delta, const ExactOptions& options) {
@@ -280,7 +280,7 @@ Result<std::vector<pld::GaussianSegment>> rdpSegments(std::span<const Phase> pha
   DPX_RETURN_IF_ERROR(refuseAllocation(phases, StatusCode::kNotApplicable,
                                        "has no Rényi DP bound in the moments accountant: account the run with the "
                                        "exact (PLD) accountant"));
-  return gaussianSegments(phases);
+  return segmentsOfGaussianPhases(phases);
 }
 
 }  // namespace
